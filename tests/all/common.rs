@@ -1,0 +1,69 @@
+//! Shared fixtures: one runtime per test binary, sandboxes, and results that explain failures.
+
+use std::sync::{Arc, OnceLock};
+
+use llm_in_sandbox::artifacts::{self, SetupOptions};
+use llm_in_sandbox::runtime::{Limits, RunResult, Runtime, RuntimeConfig};
+use llm_in_sandbox::sandbox::Sandbox;
+
+/// The shared runtime, set up on first use (download + compile on a cold cache).
+pub fn runtime() -> Arc<Runtime> {
+    static RT: OnceLock<Arc<Runtime>> = OnceLock::new();
+    RT.get_or_init(|| {
+        let setup = SetupOptions {
+            cache_root: artifacts::cache_root(None),
+            source: std::env::var_os("LLM_IN_SANDBOX_ARTIFACTS").map(Into::into),
+        };
+        let config = RuntimeConfig::new(setup.cache_root.clone());
+        let rt = llm_in_sandbox::load_runtime(&setup, &config, &|m| eprintln!("setup: {m}"))
+            .unwrap_or_else(|e| panic!("cannot load the runtime: {e}"));
+        Arc::new(rt)
+    })
+    .clone()
+}
+
+/// A fresh sandbox with default limits.
+pub fn sandbox() -> Sandbox {
+    sandbox_with(Limits::default())
+}
+
+/// A fresh sandbox with these limits.
+pub fn sandbox_with(limits: Limits) -> Sandbox {
+    Sandbox::builder(runtime())
+        .limits(limits)
+        .build()
+        .expect("sandbox")
+}
+
+/// Run `python3 ARGS...` in `sb`.
+pub async fn py(sb: &Sandbox, args: &[&str]) -> RunResult {
+    py_stdin(sb, args, b"").await
+}
+
+/// Run `python3 ARGS...` in `sb` with stdin.
+pub async fn py_stdin(sb: &Sandbox, args: &[&str], stdin: &[u8]) -> RunResult {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    sb.python(&args, stdin).await.expect("host-side failure")
+}
+
+/// Run `python3 -c CODE` in a fresh sandbox.
+pub async fn code(src: &str) -> RunResult {
+    py(&sandbox(), &["-c", src]).await
+}
+
+/// Everything about a result, for assertion messages.
+pub fn show(r: &RunResult) -> String {
+    format!(
+        "exit={} outcome={:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        r.exit_code,
+        r.outcome,
+        r.stdout_text().chars().take(4000).collect::<String>(),
+        r.stderr_text().chars().take(4000).collect::<String>()
+    )
+}
+
+/// Assert a clean exit 0 and return stdout.
+pub fn ok(r: &RunResult) -> String {
+    assert_eq!(r.exit_code, 0, "{}", show(r));
+    r.stdout_text()
+}

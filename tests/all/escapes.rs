@@ -1,0 +1,118 @@
+//! Ways out of the sandbox that must fail, each with the specific failure.
+
+use crate::common::{code, ok, py, sandbox, show};
+
+/// Run `src` and return what it printed; `src` reports each attempt itself.
+async fn attempts(src: &str) -> String {
+    let sb = sandbox();
+    ok(&py(&sb, &["-c", src]).await)
+}
+
+const TRY: &str = "def attempt(label, f):\n    try:\n        f()\n        print(label, 'ALLOWED')\n    except OSError as e:\n        print(label, type(e).__name__)\n";
+
+#[tokio::test]
+async fn host_files_cannot_be_read() {
+    let out = attempts(&format!(
+        "{TRY}attempt('passwd', lambda: open('/etc/passwd').read())\n\
+         attempt('hostname', lambda: open('/etc/hostname').read())\n\
+         attempt('proc', lambda: open('/proc/self/environ').read())\n\
+         attempt('dotdot', lambda: open('../etc/passwd').read())\n\
+         attempt('deep', lambda: open('/testbed/../../../../etc/passwd').read())\n"
+    ))
+    .await;
+    assert!(!out.contains("ALLOWED"), "{out}");
+    for label in ["passwd", "hostname", "proc", "dotdot", "deep"] {
+        assert!(out.contains(&format!("{label} FileNotFoundError"))
+            || out.contains(&format!("{label} PermissionError")), "{label}: {out}");
+    }
+}
+
+#[tokio::test]
+async fn the_workspace_host_path_means_nothing_inside() {
+    let sb = sandbox();
+    sb.workspace().write("secret.txt", "s3cret").unwrap();
+    let host = sb.workspace().host_path().join("secret.txt");
+    let src = format!("{TRY}attempt('abs', lambda: open({:?}).read())\n", host.display().to_string());
+    let r = py(&sb, &["-c", &src]).await;
+    let out = ok(&r);
+    assert!(out.starts_with("abs ") && !out.contains("ALLOWED"), "{out}");
+    // ...while the same file is there under its guest path.
+    assert_eq!(ok(&py(&sb, &["-c", "print(open('/testbed/secret.txt').read())"]).await), "s3cret\n");
+}
+
+#[tokio::test]
+async fn symlinks_pointing_out_are_not_followed() {
+    let sb = sandbox();
+    let ws = sb.workspace().host_path().to_path_buf();
+    std::os::unix::fs::symlink("/etc/passwd", ws.join("host_abs")).unwrap();
+    std::os::unix::fs::symlink("../../../../../../etc/passwd", ws.join("host_rel")).unwrap();
+    let src = format!(
+        "{TRY}import os\n\
+         attempt('host_abs', lambda: open('host_abs').read())\n\
+         attempt('host_rel', lambda: open('host_rel').read())\n\
+         os.symlink('/etc/passwd', 'guest_abs')\n\
+         attempt('guest_abs', lambda: open('guest_abs').read())\n\
+         os.symlink('../../..', 'up')\n\
+         attempt('guest_up', lambda: os.listdir('up/etc'))\n"
+    );
+    let out = ok(&py(&sb, &["-c", &src]).await);
+    assert!(!out.contains("ALLOWED"), "{out}");
+    assert_eq!(out.lines().count(), 4, "{out}");
+}
+
+#[tokio::test]
+async fn the_stdlib_and_its_folder_are_read_only() {
+    let rt = crate::common::runtime();
+    let zip = rt.files().lib_dir().join("python315.zip");
+    let before = std::fs::metadata(&zip).unwrap();
+    let out = attempts(&format!(
+        "{TRY}import os\n\
+         Z = '/usr/local/lib/python315.zip'\n\
+         attempt('truncate', lambda: open(Z, 'wb'))\n\
+         attempt('append', lambda: open(Z, 'ab').write(b'x'))\n\
+         attempt('rplus', lambda: open(Z, 'r+b').write(b'x'))\n\
+         attempt('create', lambda: open('/usr/local/lib/new.py', 'w'))\n\
+         attempt('remove', lambda: os.remove(Z))\n\
+         attempt('rename_out', lambda: os.rename(Z, '/testbed/z.zip'))\n\
+         attempt('rename_in', lambda: (open('/testbed/e.py', 'w').close(), os.rename('/testbed/e.py', '/usr/local/lib/e.py')))\n\
+         attempt('mkdir', lambda: os.mkdir('/usr/local/lib/d'))\n\
+         attempt('mpl', lambda: open('/usr/local/lib/python315.zip/matplotlib/mpl-data/matplotlibrc', 'a'))\n"
+    ))
+    .await;
+    assert!(!out.contains("ALLOWED"), "{out}");
+    assert_eq!(out.lines().count(), 9, "{out}");
+    let after = std::fs::metadata(&zip).unwrap();
+    assert_eq!(before.len(), after.len());
+    assert_eq!(before.modified().unwrap(), after.modified().unwrap());
+}
+
+#[tokio::test]
+async fn listing_root_shows_no_host_entries() {
+    let r = code("import os\ntry:\n    print(sorted(os.listdir('/')))\nexcept OSError as e:\n    print(type(e).__name__)").await;
+    let out = ok(&r);
+    for host in ["etc", "proc", "root", "home", "usr/bin", "work"] {
+        assert!(!out.contains(&format!("'{host}'")), "{out}");
+    }
+}
+
+#[tokio::test]
+async fn two_sandboxes_do_not_see_each_others_files() {
+    let (a, b) = (sandbox(), sandbox());
+    ok(&py(&a, &["-c", "open('mine.txt', 'w').write('a'); open('/tmp/t.txt', 'w').write('a')"]).await);
+    let r = py(&b, &["-c", "import os; print(os.path.exists('mine.txt'), os.path.exists('/tmp/t.txt'), os.listdir('.'))"]).await;
+    assert_eq!(ok(&r), "False False []\n", "{}", show(&r));
+    assert!(a.workspace().exists("mine.txt"));
+    assert!(!b.workspace().exists("mine.txt"));
+}
+
+#[tokio::test]
+async fn no_sockets_and_no_processes() {
+    let out = attempts(&format!(
+        "{TRY}import socket, subprocess, os\n\
+         attempt('socket', lambda: socket.create_connection(('127.0.0.1', 80), timeout=1))\n\
+         attempt('popen', lambda: subprocess.run(['ls']))\n\
+         attempt('system', lambda: (_ for _ in ()).throw(OSError()) if os.system('ls') != 0 else None)\n"
+    ))
+    .await;
+    assert!(!out.contains("ALLOWED"), "{out}");
+}

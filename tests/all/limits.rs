@@ -1,0 +1,71 @@
+//! Runaway guests: deadline, memory cap, output cap. The host must survive all of them.
+
+use std::time::Duration;
+
+use llm_in_sandbox::runtime::{Limits, Outcome};
+
+use crate::common::{code, ok, py, sandbox_with, show};
+
+fn limits(timeout_s: u64, memory_mb: u64, output: usize) -> Limits {
+    Limits {
+        timeout: Duration::from_secs(timeout_s),
+        memory_bytes: memory_mb << 20,
+        output_bytes: output,
+    }
+}
+
+#[tokio::test]
+async fn busy_loop_stops_at_the_deadline() {
+    let sb = sandbox_with(limits(1, 512, 1 << 20));
+    let r = py(&sb, &["-c", "print('started', flush=True)\nwhile True: pass"]).await;
+    assert_eq!(r.outcome, Outcome::Deadline, "{}", show(&r));
+    assert_eq!(r.exit_code, 124);
+    assert_eq!(r.stdout_text(), "started\n", "output before the deadline is kept");
+}
+
+#[tokio::test]
+async fn sleep_stops_at_the_deadline() {
+    let sb = sandbox_with(limits(1, 512, 1 << 20));
+    let r = py(&sb, &["-c", "import time; time.sleep(600)"]).await;
+    assert_eq!(r.outcome, Outcome::Deadline, "{}", show(&r));
+    // Correctness, not speed: without the async deadline this would run for 600 s.
+    assert!(r.duration < Duration::from_secs(120), "{:?}", r.duration);
+}
+
+#[tokio::test]
+async fn memory_cap_is_enforced() {
+    let sb = sandbox_with(limits(60, 256, 1 << 20));
+    let r = py(&sb, &["-c", "b = bytearray(512 * 1024 * 1024)"]).await;
+    assert_eq!(r.outcome, Outcome::MemoryLimit, "{}", show(&r));
+    assert_eq!(r.exit_code, 1);
+    assert!(r.stderr_text().contains("MemoryError"), "{}", show(&r));
+    assert!(r.peak_memory_bytes <= 256 << 20, "{}", r.peak_memory_bytes);
+}
+
+#[tokio::test]
+async fn ten_gigabytes_fails_inside_the_guest() {
+    // 10**10 does not even fit wasm32's address space: CPython refuses it before allocating.
+    let r = code("b = bytearray(10**10)").await;
+    assert_eq!(r.exit_code, 1, "{}", show(&r));
+    assert!(r.stderr_text().contains("Error"), "{}", show(&r));
+    assert_eq!(ok(&code("print('still fine')").await), "still fine\n");
+}
+
+#[tokio::test]
+async fn huge_output_is_truncated_and_the_run_finishes() {
+    let cap = 1 << 20;
+    let sb = sandbox_with(limits(60, 512, cap));
+    let r = py(&sb, &["-c", "import sys\nfor _ in range(100): sys.stdout.write('x' * 1_000_000)\nprint('done', file=sys.stderr)"]).await;
+    assert_eq!(r.outcome, Outcome::OutputTruncated, "{}", show(&r));
+    assert_eq!(r.exit_code, 0);
+    assert_eq!(r.stdout.len(), cap);
+    assert_eq!(r.stdout_dropped, 100_000_000 - cap as u64);
+    assert_eq!(r.stderr_text(), "done\n");
+}
+
+#[tokio::test]
+async fn peak_memory_is_reported() {
+    let r = code("b = bytearray(64 * 1024 * 1024); print(len(b))").await;
+    ok(&r);
+    assert!(r.peak_memory_bytes >= 64 << 20, "{}", r.peak_memory_bytes);
+}

@@ -1,0 +1,9 @@
+//! One integration test binary, so the engine and the compiled Python module are loaded once
+//! per test run and shared by every test (see `common::runtime`).
+
+mod cli;
+mod common;
+mod escapes;
+mod limits;
+mod python;
+mod setup;

@@ -1,0 +1,156 @@
+//! Running Python: output, exit codes, argv/cwd/stdin mapping, libraries, files.
+
+use llm_in_sandbox::runtime::Outcome;
+
+use crate::common::{code, ok, py, py_stdin, sandbox, show};
+
+#[tokio::test]
+async fn print_gives_stdout_and_exit_zero() {
+    let r = code("print('hello', 6 * 7)").await;
+    assert_eq!(ok(&r), "hello 42\n");
+    assert_eq!(r.outcome, Outcome::Exited);
+    assert!(r.stderr.is_empty(), "{}", show(&r));
+}
+
+#[tokio::test]
+async fn final_expression_is_not_echoed() {
+    // `turn` has REPL semantics; python3 -c must not print the value of a final expression.
+    assert_eq!(ok(&code("1 + 1").await), "");
+}
+
+#[tokio::test]
+async fn exit_codes_follow_sys_exit() {
+    assert_eq!(code("import sys; sys.exit(3)").await.exit_code, 3);
+    assert_eq!(code("raise SystemExit(0)").await.exit_code, 0);
+    let r = code("import sys; sys.exit('bad thing')").await;
+    assert_eq!(r.exit_code, 1);
+    assert_eq!(r.stderr_text(), "bad thing\n");
+    assert_eq!(code("import os; os._exit(7)").await.exit_code, 7);
+}
+
+#[tokio::test]
+async fn exception_gives_exit_one_and_a_clean_traceback() {
+    let r = code("def f():\n    return 1 / 0\nf()").await;
+    assert_eq!(r.exit_code, 1, "{}", show(&r));
+    let err = r.stderr_text();
+    assert!(err.starts_with("Traceback (most recent call last):\n"), "{err}");
+    assert!(err.contains("File \"<string>\", line 2, in f"), "{err}");
+    assert!(err.trim_end().ends_with("ZeroDivisionError: division by zero"), "{err}");
+    assert!(!err.contains("lis"), "driver frames leak into the traceback: {err}");
+}
+
+#[tokio::test]
+async fn syntax_error_is_reported_like_cpython() {
+    let r = code("x = (").await;
+    assert_eq!(r.exit_code, 1);
+    assert!(r.stderr_text().contains("SyntaxError"), "{}", show(&r));
+}
+
+#[tokio::test]
+async fn argv_and_cwd_for_dash_c() {
+    let r = py(&sandbox(), &["-c", "import sys, os; print(sys.argv, os.getcwd())", "a", "-b"]).await;
+    assert_eq!(ok(&r), "['-c', 'a', '-b'] /testbed\n");
+}
+
+#[tokio::test]
+async fn script_file_with_args_relative_to_the_workspace() {
+    let sb = sandbox();
+    sb.workspace()
+        .write("src/prog.py", "import sys, helper\nprint(sys.argv, helper.X, __name__)\n")
+        .unwrap();
+    sb.workspace().write("src/helper.py", "X = 5\n").unwrap();
+    let r = py(&sb, &["src/prog.py", "1", "two"]).await;
+    assert_eq!(ok(&r), "['src/prog.py', '1', 'two'] 5 __main__\n");
+    let r = py(&sb, &["missing.py"]).await;
+    assert_eq!(r.exit_code, 2, "{}", show(&r));
+    assert!(r.stderr_text().contains("can't open file '/testbed/missing.py'"), "{}", show(&r));
+}
+
+#[tokio::test]
+async fn program_and_input_from_stdin() {
+    let sb = sandbox();
+    let r = py_stdin(&sb, &[], b"import sys\nprint('from stdin', sys.argv)\n").await;
+    assert_eq!(ok(&r), "from stdin ['']\n");
+    let r = py_stdin(&sb, &["-"], b"print(2)\n").await;
+    assert_eq!(ok(&r), "2\n");
+    let r = py_stdin(&sb, &["-c", "print(input().upper())"], b"shout\n").await;
+    assert_eq!(ok(&r), "SHOUT\n");
+}
+
+#[tokio::test]
+async fn dash_m_runs_a_module_as_main() {
+    let sb = sandbox();
+    sb.workspace()
+        .write("mymod.py", "import sys\nif __name__ == '__main__':\n    print('main', sys.argv[1:])\n")
+        .unwrap();
+    assert_eq!(ok(&py(&sb, &["-m", "mymod", "x"]).await), "main ['x']\n");
+    sb.workspace().write("d.json", "{\"b\": 1, \"a\": [1, 2]}").unwrap();
+    let r = py(&sb, &["-m", "json.tool", "--sort-keys", "d.json"]).await;
+    assert!(ok(&r).starts_with("{\n    \"a\": [\n"), "{}", show(&r));
+    let r = py(&sb, &["-m", "no_such_module_here"]).await;
+    assert_eq!(r.exit_code, 1);
+    assert!(r.stderr_text().contains("No module named no_such_module_here"), "{}", show(&r));
+}
+
+#[tokio::test]
+async fn version_and_bad_options() {
+    assert_eq!(ok(&py(&sandbox(), &["--version"]).await), "Python 3.15.0\n");
+    let r = py(&sandbox(), &["-Z"]).await;
+    assert_eq!(r.exit_code, 2);
+    assert!(r.stderr_text().contains("Unknown option: -Z"));
+}
+
+#[tokio::test]
+async fn numpy_sympy_scipy_compute() {
+    let r = code(
+        "import numpy as np, sympy as sp, scipy.integrate as si\n\
+         print(int(np.arange(10).sum()))\n\
+         x = sp.symbols('x'); print(sp.integrate(x**2, (x, 0, 3)))\n\
+         print(round(si.quad(lambda t: t**2, 0, 3)[0], 6))",
+    )
+    .await;
+    assert_eq!(ok(&r), "45\n9\n9.0\n");
+}
+
+#[tokio::test]
+async fn files_cross_between_guest_and_host_through_the_workspace() {
+    let sb = sandbox();
+    sb.workspace().write("input/data.txt", "3 4\n").unwrap();
+    let r = py(
+        &sb,
+        &["-c", "a, b = map(int, open('input/data.txt').read().split())\nopen('/testbed/answer.txt', 'w').write(str(a * b))"],
+    )
+    .await;
+    ok(&r);
+    assert_eq!(sb.workspace().read_to_string("answer.txt").unwrap(), "12");
+}
+
+#[tokio::test]
+async fn env_is_the_sandboxs_not_the_hosts() {
+    let r = code("import os; print(os.environ.get('HOME'), os.environ.get('TMPDIR'), 'CARGO' in os.environ)").await;
+    assert_eq!(ok(&r), "/tmp /tmp False\n");
+}
+
+#[tokio::test]
+async fn random_differs_between_runs() {
+    let src = "import random, uuid; print(random.random(), uuid.uuid4())";
+    let a = ok(&code(src).await);
+    let b = ok(&code(src).await);
+    assert_ne!(a, b);
+}
+
+#[tokio::test]
+async fn tmp_is_private_and_writable() {
+    let sb = sandbox();
+    let r = py(&sb, &["-c", "import tempfile\nwith tempfile.NamedTemporaryFile('w', delete=False) as f: f.write('x')\nprint(f.name.startswith('/tmp/'))"]).await;
+    assert_eq!(ok(&r), "True\n");
+}
+
+#[tokio::test]
+async fn matplotlib_renders_a_png() {
+    let sb = sandbox();
+    let r = py(&sb, &["-c", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.savefig('p.png')"]).await;
+    ok(&r);
+    let png = sb.workspace().read("p.png").unwrap();
+    assert_eq!(&png[..4], b"\x89PNG");
+}
