@@ -25,7 +25,10 @@ fn bench(c: &mut Criterion) {
     g.sample_size(30);
     g.bench_function("native python3 subprocess", |b| {
         b.iter(|| {
-            let out = Command::new("python3").args(["-c", "print(1)"]).output().expect("python3");
+            let out = Command::new("python3")
+                .args(["-c", "print(1)"])
+                .output()
+                .expect("python3");
             assert_eq!(out.stdout, b"1\n");
         })
     });

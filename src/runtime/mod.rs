@@ -3,8 +3,8 @@
 //! (copy-on-write memory from the snapshot), so runs never see each other's state.
 
 mod cache;
-mod io;
 mod invocation;
+mod io;
 mod limits;
 
 use std::path::{Path, PathBuf};
@@ -200,7 +200,9 @@ impl Runtime {
             .map_err(map_engine_err)?;
         // No host tools are bound: the guest's `host::call` answers -1 ("no host bound").
         linker
-            .func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 { -1 })
+            .func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 {
+                -1
+            })
             .map_err(map_engine_err)?;
         let pre = linker.instantiate_pre(&module).map_err(map_engine_err)?;
         let stop_ticker = Arc::new(AtomicBool::new(false));
@@ -254,7 +256,11 @@ impl Runtime {
         b.stdout(stdout.clone());
         b.stderr(stderr.clone());
         let preopen = |b: &mut WasiCtxBuilder, dir: &cap_std::fs::Dir, guest: &str, rw: bool| {
-            let perms = if rw { FsPerms::ReadWrite } else { FsPerms::ReadOnly };
+            let perms = if rw {
+                FsPerms::ReadWrite
+            } else {
+                FsPerms::ReadOnly
+            };
             b.preopened_dir(fd_path(dir), guest, perms)
                 .map(|_| ())
                 .map_err(|e| RuntimeError::Instantiate(format!("preopen {guest}: {e:#}")))
@@ -347,14 +353,18 @@ fn request_json(req: &RunRequest<'_>) -> Option<String> {
             Some(code.as_str()),
             None,
             None,
-            std::iter::once("-c").chain(args.iter().map(String::as_str)).collect(),
+            std::iter::once("-c")
+                .chain(args.iter().map(String::as_str))
+                .collect(),
         ),
         Invocation::Module { module, args } => (
             "module",
             None,
             None,
             Some(module.as_str()),
-            std::iter::once("-m").chain(args.iter().map(String::as_str)).collect(),
+            std::iter::once("-m")
+                .chain(args.iter().map(String::as_str))
+                .collect(),
         ),
         Invocation::File { path, args } => (
             "file",

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::runtime::{Invocation, Limits, Mount, Outcome, RunRequest, RunResult, Runtime, RuntimeError};
+use crate::runtime::{
+    Invocation, Limits, Mount, Outcome, RunRequest, RunResult, Runtime, RuntimeError,
+};
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// Where the workspace appears in the guest (the reference system's working directory).

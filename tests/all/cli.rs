@@ -20,10 +20,22 @@ fn run(c: &mut Command) -> Output {
 
 #[test]
 fn exec_prints_output_and_returns_the_exit_code() {
-    let o = run(bin().args(["exec", "--", "python3", "-c", "import numpy, sympy; print(numpy.arange(4).sum(), sympy.factorint(360))"]));
+    let o = run(bin().args([
+        "exec",
+        "--",
+        "python3",
+        "-c",
+        "import numpy, sympy; print(numpy.arange(4).sum(), sympy.factorint(360))",
+    ]));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), "6 {2: 3, 3: 2, 5: 1}\n");
-    let o = run(bin().args(["exec", "--", "python3", "-c", "import sys; print('e', file=sys.stderr); sys.exit(5)"]));
+    let o = run(bin().args([
+        "exec",
+        "--",
+        "python3",
+        "-c",
+        "import sys; print('e', file=sys.stderr); sys.exit(5)",
+    ]));
     assert_eq!(o.status.code(), Some(5));
     assert_eq!(text(&o.stderr), "e\n");
 }
@@ -31,10 +43,21 @@ fn exec_prints_output_and_returns_the_exit_code() {
 #[test]
 fn exec_runs_a_script_in_a_kept_workspace() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("s.py"), "import sys\nopen('out.txt', 'w').write(' '.join(sys.argv[1:]))\n").unwrap();
-    let o = run(bin().arg("exec").arg("--workspace").arg(dir.path()).args(["--", "python3", "s.py", "a", "b"]));
+    std::fs::write(
+        dir.path().join("s.py"),
+        "import sys\nopen('out.txt', 'w').write(' '.join(sys.argv[1:]))\n",
+    )
+    .unwrap();
+    let o = run(bin()
+        .arg("exec")
+        .arg("--workspace")
+        .arg(dir.path())
+        .args(["--", "python3", "s.py", "a", "b"]));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(std::fs::read_to_string(dir.path().join("out.txt")).unwrap(), "a b");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+        "a b"
+    );
 }
 
 #[test]
@@ -46,23 +69,44 @@ fn exec_passes_stdin() {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"print(sum(range(5)))\n").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"print(sum(range(5)))\n")
+        .unwrap();
     let o = child.wait_with_output().unwrap();
     assert_eq!(text(&o.stdout), "10\n");
 }
 
 #[test]
 fn exec_deadline_exits_124_with_a_message() {
-    let o = run(bin().args(["exec", "--timeout", "1", "--", "python3", "-c", "while True: pass"]));
+    let o = run(bin().args([
+        "exec",
+        "--timeout",
+        "1",
+        "--",
+        "python3",
+        "-c",
+        "while True: pass",
+    ]));
     assert_eq!(o.status.code(), Some(124));
-    assert!(text(&o.stderr).contains("deadline passed"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("deadline passed"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 #[test]
 fn exec_refuses_other_programs_and_bad_limits_clearly() {
     let o = run(bin().args(["exec", "--", "ls", "-la"]));
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("exec runs `python3 ...`"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("exec runs `python3 ...`"),
+        "{}",
+        text(&o.stderr)
+    );
     let o = run(bin().args(["exec", "--memory", "9000", "--", "python3", "-c", "1"]));
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--memory"), "{}", text(&o.stderr));
@@ -72,7 +116,13 @@ fn exec_refuses_other_programs_and_bad_limits_clearly() {
 fn help_explains_the_flags() {
     let o = run(bin().args(["exec", "--help"]));
     let help = text(&o.stdout);
-    for flag in ["--workspace", "--timeout", "--memory", "--output-limit", "--cache-dir"] {
+    for flag in [
+        "--workspace",
+        "--timeout",
+        "--memory",
+        "--output-limit",
+        "--cache-dir",
+    ] {
         assert!(help.contains(flag), "{flag} missing from:\n{help}");
     }
 }

@@ -20,11 +20,12 @@ async fn host_files_cannot_be_read() {
          attempt('deep', lambda: open('/testbed/../../../../etc/passwd').read())\n"
     ))
     .await;
-    assert!(!out.contains("ALLOWED"), "{out}");
-    for label in ["passwd", "hostname", "proc", "dotdot", "deep"] {
-        assert!(out.contains(&format!("{label} FileNotFoundError"))
-            || out.contains(&format!("{label} PermissionError")), "{label}: {out}");
-    }
+    // Outside every preopen there is nothing (ENOENT); `..` out of one is refused (EPERM).
+    assert_eq!(
+        out,
+        "passwd FileNotFoundError\nhostname FileNotFoundError\nproc FileNotFoundError\n\
+         dotdot PermissionError\ndeep PermissionError\n"
+    );
 }
 
 #[tokio::test]
@@ -32,12 +33,18 @@ async fn the_workspace_host_path_means_nothing_inside() {
     let sb = sandbox();
     sb.workspace().write("secret.txt", "s3cret").unwrap();
     let host = sb.workspace().host_path().join("secret.txt");
-    let src = format!("{TRY}attempt('abs', lambda: open({:?}).read())\n", host.display().to_string());
+    let src = format!(
+        "{TRY}attempt('abs', lambda: open({:?}).read())\n",
+        host.display().to_string()
+    );
     let r = py(&sb, &["-c", &src]).await;
     let out = ok(&r);
-    assert!(out.starts_with("abs ") && !out.contains("ALLOWED"), "{out}");
+    assert_eq!(out, "abs FileNotFoundError\n");
     // ...while the same file is there under its guest path.
-    assert_eq!(ok(&py(&sb, &["-c", "print(open('/testbed/secret.txt').read())"]).await), "s3cret\n");
+    assert_eq!(
+        ok(&py(&sb, &["-c", "print(open('/testbed/secret.txt').read())"]).await),
+        "s3cret\n"
+    );
 }
 
 #[tokio::test]
@@ -50,14 +57,15 @@ async fn symlinks_pointing_out_are_not_followed() {
         "{TRY}import os\n\
          attempt('host_abs', lambda: open('host_abs').read())\n\
          attempt('host_rel', lambda: open('host_rel').read())\n\
-         os.symlink('/etc/passwd', 'guest_abs')\n\
-         attempt('guest_abs', lambda: open('guest_abs').read())\n\
-         os.symlink('../../..', 'up')\n\
-         attempt('guest_up', lambda: os.listdir('up/etc'))\n"
+         attempt('guest_abs', lambda: (os.symlink('/etc/passwd', 'guest_abs'), open('guest_abs').read()))\n\
+         attempt('guest_up', lambda: (os.symlink('../../..', 'up'), os.listdir('up/etc')))\n"
     );
     let out = ok(&py(&sb, &["-c", &src]).await);
     assert!(!out.contains("ALLOWED"), "{out}");
-    assert_eq!(out.lines().count(), 4, "{out}");
+    assert_eq!(
+        out,
+        "host_abs PermissionError\nhost_rel PermissionError\nguest_abs PermissionError\nguest_up PermissionError\n"
+    );
 }
 
 #[tokio::test]
@@ -89,16 +97,21 @@ async fn the_stdlib_and_its_folder_are_read_only() {
 #[tokio::test]
 async fn listing_root_shows_no_host_entries() {
     let r = code("import os\ntry:\n    print(sorted(os.listdir('/')))\nexcept OSError as e:\n    print(type(e).__name__)").await;
-    let out = ok(&r);
-    for host in ["etc", "proc", "root", "home", "usr/bin", "work"] {
-        assert!(!out.contains(&format!("'{host}'")), "{out}");
-    }
+    // There is no root directory at all: only the preopens exist.
+    assert_eq!(ok(&r), "FileNotFoundError\n");
 }
 
 #[tokio::test]
 async fn two_sandboxes_do_not_see_each_others_files() {
     let (a, b) = (sandbox(), sandbox());
-    ok(&py(&a, &["-c", "open('mine.txt', 'w').write('a'); open('/tmp/t.txt', 'w').write('a')"]).await);
+    ok(&py(
+        &a,
+        &[
+            "-c",
+            "open('mine.txt', 'w').write('a'); open('/tmp/t.txt', 'w').write('a')",
+        ],
+    )
+    .await);
     let r = py(&b, &["-c", "import os; print(os.path.exists('mine.txt'), os.path.exists('/tmp/t.txt'), os.listdir('.'))"]).await;
     assert_eq!(ok(&r), "False False []\n", "{}", show(&r));
     assert!(a.workspace().exists("mine.txt"));
@@ -107,8 +120,9 @@ async fn two_sandboxes_do_not_see_each_others_files() {
 
 #[tokio::test]
 async fn no_sockets_and_no_processes() {
+    let any = TRY.replace("except OSError", "except Exception");
     let out = attempts(&format!(
-        "{TRY}import socket, subprocess, os\n\
+        "{any}import socket, subprocess, os\n\
          attempt('socket', lambda: socket.create_connection(('127.0.0.1', 80), timeout=1))\n\
          attempt('popen', lambda: subprocess.run(['ls']))\n\
          attempt('system', lambda: (_ for _ in ()).throw(OSError()) if os.system('ls') != 0 else None)\n"

