@@ -23,9 +23,16 @@ pub struct BenchArgs {
     #[arg(long)]
     compile: bool,
     /// The native Python used as the baseline.
-    #[arg(long, default_value = "python3", value_name = "PROGRAM")]
+    #[arg(long, default_value = NATIVE_PYTHON, value_name = "PROGRAM")]
     native_python: String,
 }
+
+/// The system interpreter, not a version-manager shim that adds its own start-up cost.
+const NATIVE_PYTHON: &str = if cfg!(target_os = "linux") {
+    "/usr/bin/python3"
+} else {
+    "python3"
+};
 
 /// A table row: what, its median, and an optional baseline to compare with.
 type Row = (String, Duration, Option<(Duration, &'static str)>);
@@ -122,6 +129,23 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
     rows.push((
         "in-process fresh sandbox + `print(1)`".into(),
         fresh,
+        Some((native, "native process")),
+    ));
+    let reuse = {
+        let sandbox = Sandbox::builder(runtime.clone()).build()?;
+        repeat(n, || {
+            let started = Instant::now();
+            let r = rt.block_on(sandbox.python(&["-c".into(), "print(1)".into()], b""))?;
+            let elapsed = started.elapsed();
+            if r.exit_code != 0 {
+                bail!("print(1) failed: {}", r.stderr_text());
+            }
+            Ok(elapsed)
+        })?
+    };
+    rows.push((
+        "`python3 -c 'print(1)'` in an existing sandbox (fresh instance)".into(),
+        reuse,
         Some((native, "native process")),
     ));
     let numpy = repeat(n.min(10), in_process("import numpy; print(1)"))?;

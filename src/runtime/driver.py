@@ -1,7 +1,7 @@
 # Runs one `python3 ...` command inside a fresh instance of the snapshot, through its `turn`
 # export. `turn` has REPL semantics; this gives script semantics instead: sys.argv, cwd, env,
-# a clean __main__, tracebacks without our frames, and the exit status reported through
-# os._exit (which reaches the host as WASI proc_exit).
+# a clean __main__, tracebacks without our frames, and the exit status raised as SystemExit at
+# the end of the turn (whose result carries it). Compiled once per runtime, then marshalled.
 def _lis_main(req):
     import os
     import sys
@@ -23,7 +23,7 @@ def _lis_main(req):
             stream.flush()
         except BaseException:  # noqa: BLE001
             pass
-    os._exit(status)
+    raise SystemExit(status)
 
 
 def _lis_status(code, sys):

@@ -84,11 +84,13 @@ async fn the_stdlib_and_its_folder_are_read_only() {
          attempt('rename_out', lambda: os.rename(Z, '/testbed/z.zip'))\n\
          attempt('rename_in', lambda: (open('/testbed/e.py', 'w').close(), os.rename('/testbed/e.py', '/usr/local/lib/e.py')))\n\
          attempt('mkdir', lambda: os.mkdir('/usr/local/lib/d'))\n\
+         attempt('otrunc', lambda: os.open(Z, os.O_RDONLY | os.O_TRUNC))\n\
+         attempt('link_out', lambda: os.link(Z, '/testbed/z_link'))\n\
          attempt('mpl', lambda: open('/usr/local/lib/python315.zip/matplotlib/mpl-data/matplotlibrc', 'a'))\n"
     ))
     .await;
     assert!(!out.contains("ALLOWED"), "{out}");
-    assert_eq!(out.lines().count(), 9, "{out}");
+    assert_eq!(out.lines().count(), 11, "{out}");
     let after = std::fs::metadata(&zip).unwrap();
     assert_eq!(before.len(), after.len());
     assert_eq!(before.modified().unwrap(), after.modified().unwrap());
