@@ -2,6 +2,7 @@
 //! (CPython compiled to WASI, run by wasmtime) instead of a Docker container.
 //!
 //! Layers, each knowing only the one below:
+//! - [`shell::Shell`]: the in-process bash behind `execute_bash`, with `python3` in WASM.
 //! - [`sandbox::Sandbox`]: one episode's workspace + Python runtime.
 //! - [`runtime::Runtime`]: the shared engine, compiled module cache and fresh instances.
 //! - [`workspace::Workspace`]: the per-episode directory, reached only through a capability.
@@ -10,6 +11,7 @@
 pub mod artifacts;
 pub mod runtime;
 pub mod sandbox;
+pub mod shell;
 pub mod workspace;
 
 use artifacts::{SetupError, SetupOptions};

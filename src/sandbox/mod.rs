@@ -120,6 +120,21 @@ impl Sandbox {
         &self.limits
     }
 
+    /// The private scratch directory (`/tmp` in the guest).
+    pub fn scratch_dir(&self) -> &cap_std::fs::Dir {
+        self.scratch.dir()
+    }
+
+    /// The shared runtime.
+    pub fn runtime(&self) -> &Arc<Runtime> {
+        &self.runtime
+    }
+
+    /// The guest environment commands start with.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
     /// The guest working directory for the next command (default `/testbed`).
     pub fn cwd(&self) -> &str {
         &self.cwd
@@ -166,12 +181,29 @@ impl Sandbox {
         env: &[(String, String)],
         cwd: &str,
     ) -> Result<RunResult, SandboxError> {
+        self.run_with_limits(invocation, stdin, env, cwd, self.limits.clone())
+            .await
+    }
+
+    /// Like [`Sandbox::run`] with other limits for this one command (e.g. a shorter deadline
+    /// when the shell's own time is running out).
+    ///
+    /// # Errors
+    /// Host-side failures only; see [`Runtime::run`].
+    pub async fn run_with_limits(
+        &self,
+        invocation: Invocation,
+        stdin: &[u8],
+        env: &[(String, String)],
+        cwd: &str,
+        limits: Limits,
+    ) -> Result<RunResult, SandboxError> {
         let req = RunRequest {
             invocation,
             env: env.to_vec(),
             cwd: cwd.to_string(),
             stdin: stdin.to_vec(),
-            limits: self.limits.clone(),
+            limits,
             mounts: vec![
                 Mount {
                     dir: self.workspace.dir(),

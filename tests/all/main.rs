@@ -7,3 +7,4 @@ mod escapes;
 mod limits;
 mod python;
 mod setup;
+mod shell;

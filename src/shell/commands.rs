@@ -1,0 +1,318 @@
+//! Commands the shell adds to bashkit's builtins: `python`/`python3` (the WASM CPython), `pip`
+//! (answers from the runtime's MANIFEST), and clear refusals for what cannot work here.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bashkit::{Builtin, BuiltinContext, ExecResult, StreamData};
+
+use super::fs::Quota;
+use crate::runtime::{Invocation, Outcome};
+use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
+
+fn result(stdout: Vec<u8>, stderr: Vec<u8>, exit_code: i32) -> ExecResult {
+    let mut r = ExecResult::ok_bytes(stdout);
+    r.stderr = StreamData::from(stderr);
+    r.exit_code = exit_code;
+    r
+}
+
+/// `python` / `python3`: runs in a fresh WASM CPython instance with the shell's cwd, exported
+/// variables and stdin.
+pub struct PythonCommand {
+    pub(super) sandbox: Arc<Sandbox>,
+    pub(super) quota: Arc<Quota>,
+    pub(super) pip: Arc<PipCommand>,
+}
+
+fn guest_cwd(cwd: &std::path::Path) -> Option<String> {
+    let s = cwd.to_str()?;
+    [GUEST_WORKSPACE, GUEST_TMP]
+        .iter()
+        .any(|m| s == *m || s.starts_with(&format!("{m}/")))
+        .then(|| s.to_string())
+}
+
+#[bashkit::async_trait]
+impl Builtin for PythonCommand {
+    async fn execute(&self, ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
+        let invocation = match Invocation::parse(ctx.args) {
+            Ok(inv) => inv,
+            Err(usage) => return Ok(result(Vec::new(), format!("{usage}\n").into_bytes(), 2)),
+        };
+        if let Invocation::Module { module, args } = &invocation
+            && (module == "pip" || module == "pip3")
+        {
+            return Ok(self.pip.answer(args));
+        }
+        let mut notes = Vec::new();
+        let cwd = guest_cwd(ctx.cwd).unwrap_or_else(|| {
+            notes.extend_from_slice(
+                format!(
+                    "python3: note: {} is not visible to Python (only {GUEST_WORKSPACE} and {GUEST_TMP} are); starting in {GUEST_WORKSPACE}\n",
+                    ctx.cwd.display()
+                )
+                .as_bytes(),
+            );
+            GUEST_WORKSPACE.to_string()
+        });
+        let mut env: Vec<(String, String)> =
+            ctx.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        env.sort();
+        let stdin = ctx.stdin_bytes().unwrap_or_default().to_vec();
+        let mut limits = self.sandbox.limits().clone();
+        if let Some(left) = ctx.remaining_deadline() {
+            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
+        }
+        let run = self
+            .sandbox
+            .run_with_limits(invocation, &stdin, &env, &cwd, limits.clone())
+            .await;
+        let r = match run {
+            Ok(r) => r,
+            Err(e) => return Ok(result(Vec::new(), format!("python3: {e}\n").into_bytes(), 1)),
+        };
+        let mut stderr = notes;
+        stderr.extend_from_slice(&r.stderr);
+        let mut code = r.exit_code;
+        match &r.outcome {
+            Outcome::Deadline => stderr.extend_from_slice(
+                format!(
+                    "python3: killed: the {:.0} s time limit passed\n",
+                    limits.timeout.as_secs_f64()
+                )
+                .as_bytes(),
+            ),
+            Outcome::MemoryLimit => stderr.extend_from_slice(
+                format!(
+                    "python3: the {} MiB memory limit was reached\n",
+                    limits.memory_bytes >> 20
+                )
+                .as_bytes(),
+            ),
+            Outcome::Trap(msg) => {
+                stderr.extend_from_slice(format!("python3: crashed: {msg}\n").as_bytes())
+            }
+            _ => {}
+        }
+        if r.stdout_dropped + r.stderr_dropped > 0 {
+            stderr.extend_from_slice(
+                format!(
+                    "python3: output truncated ({} bytes dropped)\n",
+                    r.stdout_dropped + r.stderr_dropped
+                )
+                .as_bytes(),
+            );
+        }
+        // Python writes straight to the directory: re-measure and report a quota breach.
+        self.quota.refresh();
+        if self.quota.exceeded() {
+            stderr.extend_from_slice(
+                format!(
+                    "python3: disk quota exceeded: the sandbox may hold {} bytes; delete files to go on\n",
+                    self.quota.max_bytes()
+                )
+                .as_bytes(),
+            );
+            if code == 0 {
+                code = 1;
+            }
+        }
+        Ok(result(r.stdout, stderr, code))
+    }
+}
+
+/// `pip` / `pip3`: nothing can be installed, but most of what agents ask for is built in.
+pub struct PipCommand {
+    packages: Vec<(String, String)>,
+}
+
+fn normalize(name: &str) -> String {
+    let base = name
+        .split(['=', '<', '>', '!', '~', '[', ';', ' '])
+        .next()
+        .unwrap_or(name);
+    base.trim().to_lowercase().replace(['_', '.'], "-")
+}
+
+/// Import names that differ from distribution names.
+const ALIASES: &[(&str, &str)] = &[
+    ("sklearn", "scikit-learn"),
+    ("bs4", "beautifulsoup4"),
+    ("yaml", "pyyaml"),
+    ("pil", "pillow"),
+    ("dateutil", "python-dateutil"),
+];
+
+impl PipCommand {
+    /// From the runtime MANIFEST's `package NAME VERSION` lines.
+    pub fn from_manifest(text: &str) -> PipCommand {
+        let mut packages: Vec<(String, String)> = text
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next() == Some("package")).then_some(())?;
+                Some((w.next()?.to_string(), w.next()?.to_string()))
+            })
+            .collect();
+        packages.push(("scikit-learn".into(), "built-in".into()));
+        packages.push(("scipy".into(), "built-in".into()));
+        packages.push(("statsmodels".into(), "built-in".into()));
+        packages.sort();
+        packages.dedup_by(|a, b| normalize(&a.0) == normalize(&b.0));
+        PipCommand { packages }
+    }
+
+    fn find(&self, requested: &str) -> Option<&(String, String)> {
+        let want = normalize(requested);
+        let want = ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == want)
+            .map_or(want.clone(), |(_, real)| (*real).to_string());
+        self.packages.iter().find(|(n, _)| normalize(n) == want)
+    }
+
+    fn answer(&self, args: &[String]) -> ExecResult {
+        let sub = args.iter().find(|a| !a.starts_with('-')).map(String::as_str);
+        let names: Vec<&String> = args
+            .iter()
+            .skip_while(|a| a.starts_with('-'))
+            .skip(1)
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        match sub {
+            Some("install") => {
+                let (have, missing): (Vec<&String>, Vec<&String>) =
+                    names.iter().partition(|n| self.find(n).is_some());
+                let mut out = String::new();
+                for n in &have {
+                    if let Some((name, version)) = self.find(n) {
+                        out.push_str(&format!(
+                            "Requirement already satisfied: {name} {version} (built into this sandbox's Python)\n"
+                        ));
+                    }
+                }
+                if missing.is_empty() {
+                    return result(out.into_bytes(), Vec::new(), 0);
+                }
+                let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+                let err = format!(
+                    "ERROR: cannot install {}: this sandbox has no package index and no network. \
+                     Built-in packages (see `pip list`): {}\n",
+                    list.join(", "),
+                    self.short_list()
+                );
+                result(out.into_bytes(), err.into_bytes(), 1)
+            }
+            Some("list") | Some("freeze") => {
+                let freeze = sub == Some("freeze");
+                let mut out = if freeze {
+                    String::new()
+                } else {
+                    "Package Version\n------- -------\n".to_string()
+                };
+                for (n, v) in &self.packages {
+                    out.push_str(&if freeze {
+                        format!("{n}=={v}\n")
+                    } else {
+                        format!("{n} {v}\n")
+                    });
+                }
+                result(out.into_bytes(), Vec::new(), 0)
+            }
+            Some("show") => {
+                let mut out = String::new();
+                let mut code = 0;
+                for n in names {
+                    match self.find(n) {
+                        Some((name, version)) => out.push_str(&format!(
+                            "Name: {name}\nVersion: {version}\nLocation: /usr/local/lib/python315.zip\n"
+                        )),
+                        None => code = 1,
+                    }
+                }
+                let err = if code == 0 {
+                    Vec::new()
+                } else {
+                    b"WARNING: Package(s) not found\n".to_vec()
+                };
+                result(out.into_bytes(), err, code)
+            }
+            Some("--version") | None if args.iter().any(|a| a == "--version" || a == "-V") => {
+                result(b"pip (built-in list) for Python 3.15\n".to_vec(), Vec::new(), 0)
+            }
+            _ => result(
+                Vec::new(),
+                b"pip: only `pip install`, `pip list`, `pip freeze` and `pip show` are answered here; nothing can be installed (no network)\n".to_vec(),
+                1,
+            ),
+        }
+    }
+
+    fn short_list(&self) -> String {
+        self.packages
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The `pip` builtin (shares its table with `python3 -m pip`).
+pub struct Pip(pub Arc<PipCommand>);
+
+#[bashkit::async_trait]
+impl Builtin for Pip {
+    async fn execute(&self, ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
+        Ok(self.0.answer(ctx.args))
+    }
+}
+
+/// A command that exists on a normal machine but cannot work here: exit 127 with the reason.
+pub struct Unavailable {
+    pub(super) name: &'static str,
+    pub(super) reason: &'static str,
+}
+
+#[bashkit::async_trait]
+impl Builtin for Unavailable {
+    async fn execute(&self, _ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
+        Ok(result(
+            Vec::new(),
+            format!("{}: not available in this sandbox: {}\n", self.name, self.reason).into_bytes(),
+            127,
+        ))
+    }
+}
+
+/// What each unavailable command says.
+pub const UNAVAILABLE: &[(&str, &str)] = &[
+    ("apt-get", "no system package manager (Python packages are built in; see `pip list`)"),
+    ("apt", "no system package manager (Python packages are built in; see `pip list`)"),
+    ("yum", "no system package manager (Python packages are built in; see `pip list`)"),
+    ("dnf", "no system package manager (Python packages are built in; see `pip list`)"),
+    ("apk", "no system package manager (Python packages are built in; see `pip list`)"),
+    ("conda", "no package manager (Python packages are built in; see `pip list`)"),
+    ("sudo", "there is one user and nothing to escalate to; run the command directly"),
+    ("su", "there is one user and nothing to escalate to; run the command directly"),
+    ("gcc", "no C compiler; use python3"),
+    ("g++", "no C++ compiler; use python3"),
+    ("cc", "no C compiler; use python3"),
+    ("clang", "no C compiler; use python3"),
+    ("docker", "no containers inside the sandbox"),
+    ("ssh", "no network access"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pip_knows_built_in_packages_by_any_spelling() {
+        let pip = PipCommand::from_manifest("python 3.15.0\npackage numpy 2.5.2\npackage PyYAML 6.0.3\n");
+        assert!(pip.find("NumPy>=1.0").is_some());
+        assert!(pip.find("yaml").is_some());
+        assert!(pip.find("scikit_learn").is_some());
+        assert!(pip.find("torch").is_none());
+    }
+}

@@ -1,0 +1,369 @@
+//! The shell's view of a sandbox directory: a bashkit [`FsBackend`] over a
+//! [`cap_std::fs::Dir`]. cap-std resolves every path beneath the directory, so `..`, absolute
+//! paths and symlinks (whatever their target) cannot reach the host; on top of that we refuse to
+//! *create* symlinks whose target would leave the directory, because the files stay on the host
+//! after the episode and host tools would follow them. Writes are counted against a [`Quota`]
+//! shared by every mount of the sandbox and refreshed after each Python run.
+
+use std::io::{self, ErrorKind, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+use bashkit::{DirEntry, FileType, FsBackend, FsLimits, FsUsage, Metadata};
+use cap_std::fs::{Dir, OpenOptions};
+
+/// A disk quota over one or more directories: total bytes and number of files.
+#[derive(Debug)]
+pub struct Quota {
+    max_bytes: u64,
+    max_files: u64,
+    dirs: Vec<Dir>,
+    usage: Mutex<FsUsage>,
+}
+
+impl Quota {
+    /// A quota over `dirs`, with the current usage measured now.
+    pub fn new(dirs: Vec<Dir>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
+        let q = Quota {
+            max_bytes,
+            max_files,
+            dirs,
+            usage: Mutex::new(FsUsage::default()),
+        };
+        q.refresh();
+        Arc::new(q)
+    }
+
+    /// Re-measure what is on disk (after something other than the shell, e.g. Python, wrote).
+    pub fn refresh(&self) -> FsUsage {
+        let mut total = FsUsage::default();
+        for d in &self.dirs {
+            walk(d, Path::new("."), &mut total, 0);
+        }
+        *self.lock() = total.clone();
+        total
+    }
+
+    /// The current usage.
+    pub fn usage(&self) -> FsUsage {
+        self.lock().clone()
+    }
+
+    /// Whether current usage is over the quota.
+    pub fn exceeded(&self) -> bool {
+        let u = self.usage();
+        u.total_bytes > self.max_bytes || u.file_count > self.max_files
+    }
+
+    /// The byte limit.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, FsUsage> {
+        self.usage.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Account for a file going from `old` bytes (None: new file) to `new` bytes.
+    fn charge(&self, old: Option<u64>, new: u64) -> io::Result<()> {
+        let mut u = self.lock();
+        let bytes = u.total_bytes - old.unwrap_or(0).min(u.total_bytes) + new;
+        let files = u.file_count + u64::from(old.is_none());
+        if bytes > self.max_bytes {
+            return Err(io::Error::other(format!(
+                "disk quota exceeded: the sandbox may hold {} bytes",
+                self.max_bytes
+            )));
+        }
+        if files > self.max_files {
+            return Err(io::Error::other(format!(
+                "disk quota exceeded: the sandbox may hold {} files",
+                self.max_files
+            )));
+        }
+        u.total_bytes = bytes;
+        u.file_count = files;
+        Ok(())
+    }
+
+    fn release(&self, bytes: u64, files: u64) {
+        let mut u = self.lock();
+        u.total_bytes = u.total_bytes.saturating_sub(bytes);
+        u.file_count = u.file_count.saturating_sub(files);
+    }
+}
+
+fn walk(dir: &Dir, rel: &Path, total: &mut FsUsage, depth: usize) {
+    let Ok(entries) = dir.read_dir(rel) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let Ok(meta) = e.metadata() else { continue };
+        let path = rel.join(e.file_name());
+        if meta.is_dir() {
+            total.dir_count += 1;
+            if depth < 256 {
+                walk(dir, &path, total, depth + 1);
+            }
+        } else {
+            total.file_count += 1;
+            total.total_bytes += meta.len();
+        }
+    }
+}
+
+/// A bashkit backend over one capability directory.
+#[derive(Debug)]
+pub struct CapFs {
+    dir: Dir,
+    quota: Arc<Quota>,
+}
+
+impl CapFs {
+    /// A backend over `dir`, charging writes to `quota`.
+    pub fn new(dir: Dir, quota: Arc<Quota>) -> CapFs {
+        CapFs { dir, quota }
+    }
+}
+
+/// bashkit hands us paths relative to the mount point, written absolute (`/`, `/a/b`).
+fn rel(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::ParentDir => out.push(".."), // cap-std refuses it if it leaves the root
+            _ => {}
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+fn err(e: io::Error) -> bashkit::Error {
+    bashkit::Error::Io(e)
+}
+
+fn denied(msg: String) -> bashkit::Error {
+    bashkit::Error::Io(io::Error::new(ErrorKind::PermissionDenied, msg))
+}
+
+fn metadata(m: &cap_std::fs::Metadata) -> Metadata {
+    use cap_std::fs::PermissionsExt;
+    let file_type = if m.file_type().is_symlink() {
+        FileType::Symlink
+    } else if m.is_dir() {
+        FileType::Directory
+    } else {
+        FileType::File
+    };
+    Metadata {
+        file_type,
+        size: m.len(),
+        mode: m.permissions().mode() & 0o7777,
+        modified: m
+            .modified()
+            .map(|t| t.into_std())
+            .unwrap_or(SystemTime::UNIX_EPOCH),
+        created: m
+            .created()
+            .map(|t| t.into_std())
+            .unwrap_or(SystemTime::UNIX_EPOCH),
+    }
+}
+
+/// Where a relative symlink target lands, as a path under the mount root; `None` if it leaves.
+fn resolve_within(link: &Path, target: &Path) -> Option<PathBuf> {
+    if target.is_absolute() {
+        return None;
+    }
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    let parent = rel(link);
+    let parent = parent.parent().unwrap_or(Path::new(""));
+    for c in parent.components().chain(target.components()) {
+        match c {
+            Component::Normal(s) => parts.push(s),
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    Some(parts.iter().collect())
+}
+
+impl CapFs {
+    fn size_of(&self, p: &Path) -> Option<u64> {
+        self.dir
+            .symlink_metadata(p)
+            .ok()
+            .filter(|m| !m.is_dir())
+            .map(|m| m.len())
+    }
+}
+
+#[bashkit::async_trait]
+impl FsBackend for CapFs {
+    async fn read(&self, path: &Path) -> bashkit::Result<Vec<u8>> {
+        self.dir.read(rel(path)).map_err(err)
+    }
+
+    async fn write(&self, path: &Path, content: &[u8]) -> bashkit::Result<()> {
+        let p = rel(path);
+        let old = self.size_of(&p);
+        self.quota
+            .charge(old, content.len() as u64)
+            .map_err(err)?;
+        self.dir.write(&p, content).map_err(err)
+    }
+
+    async fn append(&self, path: &Path, content: &[u8]) -> bashkit::Result<()> {
+        let p = rel(path);
+        let old = self.size_of(&p);
+        self.quota
+            .charge(old, old.unwrap_or(0) + content.len() as u64)
+            .map_err(err)?;
+        let mut f = self
+            .dir
+            .open_with(&p, OpenOptions::new().append(true).create(true))
+            .map_err(err)?;
+        f.write_all(content).map_err(err)
+    }
+
+    async fn mkdir(&self, path: &Path, recursive: bool) -> bashkit::Result<()> {
+        let p = rel(path);
+        if recursive {
+            self.dir.create_dir_all(&p).map_err(err)
+        } else {
+            self.dir.create_dir(&p).map_err(err)
+        }
+    }
+
+    async fn remove(&self, path: &Path, recursive: bool) -> bashkit::Result<()> {
+        let p = rel(path);
+        let meta = self.dir.symlink_metadata(&p).map_err(err)?;
+        if meta.is_dir() {
+            if recursive {
+                self.dir.remove_dir_all(&p).map_err(err)?;
+                self.quota.refresh();
+                Ok(())
+            } else {
+                self.dir.remove_dir(&p).map_err(err)
+            }
+        } else {
+            self.dir.remove_file(&p).map_err(err)?;
+            self.quota.release(meta.len(), 1);
+            Ok(())
+        }
+    }
+
+    async fn stat(&self, path: &Path) -> bashkit::Result<Metadata> {
+        self.dir
+            .symlink_metadata(rel(path))
+            .map(|m| metadata(&m))
+            .map_err(err)
+    }
+
+    async fn read_dir(&self, path: &Path) -> bashkit::Result<Vec<DirEntry>> {
+        let mut out = Vec::new();
+        for e in self.dir.read_dir(rel(path)).map_err(err)? {
+            let e = e.map_err(err)?;
+            let Ok(m) = e.metadata() else { continue };
+            out.push(DirEntry {
+                name: e.file_name().to_string_lossy().into_owned(),
+                metadata: metadata(&m),
+            });
+        }
+        Ok(out)
+    }
+
+    async fn exists(&self, path: &Path) -> bashkit::Result<bool> {
+        Ok(self.dir.symlink_metadata(rel(path)).is_ok())
+    }
+
+    async fn rename(&self, from: &Path, to: &Path) -> bashkit::Result<()> {
+        let (from, to) = (rel(from), rel(to));
+        let replaced = self.size_of(&to);
+        self.dir.rename(&from, &self.dir, &to).map_err(err)?;
+        if let Some(bytes) = replaced {
+            self.quota.release(bytes, 1);
+        }
+        Ok(())
+    }
+
+    async fn copy(&self, from: &Path, to: &Path) -> bashkit::Result<()> {
+        let (from, to) = (rel(from), rel(to));
+        let size = self.dir.metadata(&from).map_err(err)?.len();
+        self.quota.charge(self.size_of(&to), size).map_err(err)?;
+        self.dir.copy(&from, &self.dir, &to).map(|_| ()).map_err(err)
+    }
+
+    async fn symlink(&self, target: &Path, link: &Path) -> bashkit::Result<()> {
+        if resolve_within(link, target).is_none() {
+            return Err(denied(format!(
+                "refusing a symbolic link to {} (links must stay inside the sandbox directory)",
+                target.display()
+            )));
+        }
+        self.quota.charge(None, 0).map_err(err)?;
+        self.dir.symlink(target, rel(link)).map_err(err)
+    }
+
+    async fn read_link(&self, path: &Path) -> bashkit::Result<PathBuf> {
+        self.dir.read_link(rel(path)).map_err(err)
+    }
+
+    async fn chmod(&self, path: &Path, mode: u32) -> bashkit::Result<()> {
+        use cap_std::fs::PermissionsExt;
+        let perms = cap_std::fs::Permissions::from_mode(mode & 0o7777);
+        self.dir.set_permissions(rel(path), perms).map_err(err)
+    }
+
+    async fn set_modified_time(&self, path: &Path, time: SystemTime) -> bashkit::Result<()> {
+        let p = rel(path);
+        if self.dir.symlink_metadata(&p).map_err(err)?.is_dir() {
+            return Ok(()); // directory times are not worth a host-path escape hatch
+        }
+        let f = self
+            .dir
+            .open_with(&p, OpenOptions::new().write(true))
+            .map_err(err)?;
+        f.into_std().set_modified(time).map_err(err)
+    }
+
+    fn usage(&self) -> FsUsage {
+        self.quota.usage()
+    }
+
+    fn limits(&self) -> FsLimits {
+        FsLimits::new()
+            .max_total_bytes(self.quota.max_bytes)
+            .max_file_count(self.quota.max_files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symlink_targets_must_stay_inside() {
+        let ok = |l: &str, t: &str| resolve_within(Path::new(l), Path::new(t)).is_some();
+        assert!(ok("/a/link", "b"));
+        assert!(ok("/a/link", "../b"));
+        assert!(!ok("/a/link", "../../b"));
+        assert!(!ok("/link", "/etc"));
+        assert!(!ok("/up", "../../.."));
+        assert!(ok("/a/b/c", "../../x/./y"));
+    }
+
+    #[test]
+    fn paths_are_relative_to_the_mount() {
+        assert_eq!(rel(Path::new("/")), PathBuf::from("."));
+        assert_eq!(rel(Path::new("/a/./b")), PathBuf::from("a/b"));
+    }
+}
