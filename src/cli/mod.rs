@@ -213,5 +213,6 @@ fn limits_from(args: &ExecArgs) -> anyhow::Result<Limits> {
         timeout: Duration::from_secs_f64(args.timeout),
         memory_bytes: args.memory << 20,
         output_bytes: args.output_limit,
+        write_bytes: None,
     })
 }

@@ -6,6 +6,7 @@ mod cache;
 mod invocation;
 mod io;
 mod limits;
+mod quota;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -101,6 +102,8 @@ pub struct RunRequest<'a> {
 struct GuestState {
     wasi: WasiP1Ctx,
     limiter: MemoryLimiter,
+    /// Bytes the guest may still write to files in this run (`None`: no limit).
+    write_budget: Option<u64>,
 }
 
 /// Engine settings that are baked into compiled code; part of the cache key.
@@ -200,6 +203,7 @@ impl Runtime {
         let mut linker: Linker<GuestState> = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
             .map_err(map_engine_err)?;
+        quota::add_write_guard(&mut linker).map_err(map_engine_err)?;
         // No host tools are bound: the guest's `host::call` answers -1 ("no host bound").
         linker
             .func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 {
@@ -332,6 +336,7 @@ impl Runtime {
         let state = GuestState {
             wasi: b.build_p1(),
             limiter: MemoryLimiter::new(limits.memory_bytes),
+            write_budget: limits.write_bytes,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);

@@ -56,11 +56,16 @@ impl Builtin for PythonCommand {
             );
             GUEST_WORKSPACE.to_string()
         });
-        let mut env: Vec<(String, String)> =
-            ctx.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let mut env: Vec<(String, String)> = ctx
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         env.sort();
         let stdin = ctx.stdin_bytes().unwrap_or_default().to_vec();
         let mut limits = self.sandbox.limits().clone();
+        let used = self.quota.refresh().total_bytes;
+        limits.write_bytes = Some(self.quota.max_bytes().saturating_sub(used));
         if let Some(left) = ctx.remaining_deadline() {
             limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
         }
@@ -70,7 +75,13 @@ impl Builtin for PythonCommand {
             .await;
         let r = match run {
             Ok(r) => r,
-            Err(e) => return Ok(result(Vec::new(), format!("python3: {e}\n").into_bytes(), 1)),
+            Err(e) => {
+                return Ok(result(
+                    Vec::new(),
+                    format!("python3: {e}\n").into_bytes(),
+                    1,
+                ));
+            }
         };
         let mut stderr = notes;
         stderr.extend_from_slice(&r.stderr);
@@ -173,7 +184,10 @@ impl PipCommand {
     }
 
     fn answer(&self, args: &[String]) -> ExecResult {
-        let sub = args.iter().find(|a| !a.starts_with('-')).map(String::as_str);
+        let sub = args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .map(String::as_str);
         let names: Vec<&String> = args
             .iter()
             .skip_while(|a| a.starts_with('-'))
@@ -279,7 +293,11 @@ impl Builtin for Unavailable {
     async fn execute(&self, _ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
         Ok(result(
             Vec::new(),
-            format!("{}: not available in this sandbox: {}\n", self.name, self.reason).into_bytes(),
+            format!(
+                "{}: not available in this sandbox: {}\n",
+                self.name, self.reason
+            )
+            .into_bytes(),
             127,
         ))
     }
@@ -287,14 +305,38 @@ impl Builtin for Unavailable {
 
 /// What each unavailable command says.
 pub const UNAVAILABLE: &[(&str, &str)] = &[
-    ("apt-get", "no system package manager (Python packages are built in; see `pip list`)"),
-    ("apt", "no system package manager (Python packages are built in; see `pip list`)"),
-    ("yum", "no system package manager (Python packages are built in; see `pip list`)"),
-    ("dnf", "no system package manager (Python packages are built in; see `pip list`)"),
-    ("apk", "no system package manager (Python packages are built in; see `pip list`)"),
-    ("conda", "no package manager (Python packages are built in; see `pip list`)"),
-    ("sudo", "there is one user and nothing to escalate to; run the command directly"),
-    ("su", "there is one user and nothing to escalate to; run the command directly"),
+    (
+        "apt-get",
+        "no system package manager (Python packages are built in; see `pip list`)",
+    ),
+    (
+        "apt",
+        "no system package manager (Python packages are built in; see `pip list`)",
+    ),
+    (
+        "yum",
+        "no system package manager (Python packages are built in; see `pip list`)",
+    ),
+    (
+        "dnf",
+        "no system package manager (Python packages are built in; see `pip list`)",
+    ),
+    (
+        "apk",
+        "no system package manager (Python packages are built in; see `pip list`)",
+    ),
+    (
+        "conda",
+        "no package manager (Python packages are built in; see `pip list`)",
+    ),
+    (
+        "sudo",
+        "there is one user and nothing to escalate to; run the command directly",
+    ),
+    (
+        "su",
+        "there is one user and nothing to escalate to; run the command directly",
+    ),
     ("gcc", "no C compiler; use python3"),
     ("g++", "no C++ compiler; use python3"),
     ("cc", "no C compiler; use python3"),
@@ -309,7 +351,8 @@ mod tests {
 
     #[test]
     fn pip_knows_built_in_packages_by_any_spelling() {
-        let pip = PipCommand::from_manifest("python 3.15.0\npackage numpy 2.5.2\npackage PyYAML 6.0.3\n");
+        let pip =
+            PipCommand::from_manifest("python 3.15.0\npackage numpy 2.5.2\npackage PyYAML 6.0.3\n");
         assert!(pip.find("NumPy>=1.0").is_some());
         assert!(pip.find("yaml").is_some());
         assert!(pip.find("scikit_learn").is_some());

@@ -215,9 +215,7 @@ impl FsBackend for CapFs {
     async fn write(&self, path: &Path, content: &[u8]) -> bashkit::Result<()> {
         let p = rel(path);
         let old = self.size_of(&p);
-        self.quota
-            .charge(old, content.len() as u64)
-            .map_err(err)?;
+        self.quota.charge(old, content.len() as u64).map_err(err)?;
         self.dir.write(&p, content).map_err(err)
     }
 
@@ -299,7 +297,10 @@ impl FsBackend for CapFs {
         let (from, to) = (rel(from), rel(to));
         let size = self.dir.metadata(&from).map_err(err)?.len();
         self.quota.charge(self.size_of(&to), size).map_err(err)?;
-        self.dir.copy(&from, &self.dir, &to).map(|_| ()).map_err(err)
+        self.dir
+            .copy(&from, &self.dir, &to)
+            .map(|_| ())
+            .map_err(err)
     }
 
     async fn symlink(&self, target: &Path, link: &Path) -> bashkit::Result<()> {

@@ -32,7 +32,9 @@ pub enum ShellError {
         detail: String,
     },
     /// An `--allow-net` entry is not a host name.
-    #[error("invalid network allow-list entry {0:?}: give a host name or host:port, e.g. example.org")]
+    #[error(
+        "invalid network allow-list entry {0:?}: give a host name or host:port, e.g. example.org"
+    )]
     BadHost(String),
 }
 
@@ -83,7 +85,9 @@ impl NetworkPolicy {
                 || host
                     .parse::<std::net::IpAddr>()
                     .is_ok_and(|ip| ip.is_loopback() || is_private(&ip));
-            list = list.allow(format!("http://{h}")).allow(format!("https://{h}"));
+            list = list
+                .allow(format!("http://{h}"))
+                .allow(format!("https://{h}"));
         }
         list.block_private_ips(!private)
     }
@@ -187,7 +191,8 @@ impl Shell {
             settings.disk_quota_bytes,
             settings.max_files,
         );
-        let manifest = std::fs::read_to_string(sandbox.runtime().files().manifest()).unwrap_or_default();
+        let manifest =
+            std::fs::read_to_string(sandbox.runtime().files().manifest()).unwrap_or_default();
         let pip = Arc::new(PipCommand::from_manifest(&manifest));
         let limits = ExecutionLimits::new()
             .max_commands(usize::MAX)
@@ -275,7 +280,8 @@ impl Shell {
                 duration,
             },
             Err(e) => {
-                let (out, err) = std::mem::take(&mut *partial.lock().unwrap_or_else(PoisonError::into_inner));
+                let (out, err) =
+                    std::mem::take(&mut *partial.lock().unwrap_or_else(PoisonError::into_inner));
                 let mut stderr = String::from_utf8_lossy(&err).into_owned();
                 let (exit_code, outcome) = match &e {
                     bashkit::Error::ResourceLimit(bashkit::LimitExceeded::Timeout(_)) => {

@@ -76,14 +76,20 @@ mod tests {
     #[test]
     fn short_output_is_kept_whole() {
         let r = result("a\nb\n".into());
-        assert_eq!(observation(&r, &ObservationFormat::default()), "Exit code: 0\n[STDOUT]\na\nb\n[STDERR]\n");
+        assert_eq!(
+            observation(&r, &ObservationFormat::default()),
+            "Exit code: 0\n[STDOUT]\na\nb\n[STDERR]\n"
+        );
     }
 
     #[test]
     fn long_output_keeps_head_and_tail() {
         let text: String = (1..=100).map(|i| format!("{i}\n")).collect();
         let obs = observation(&result(text), &ObservationFormat::default());
-        assert!(obs.contains("\n40\n... [20 lines removed] ...\n61\n"), "{obs}");
+        assert!(
+            obs.contains("\n40\n... [20 lines removed] ...\n61\n"),
+            "{obs}"
+        );
         assert!(obs.contains("[STDOUT]\n1\n2\n"));
         assert!(obs.ends_with("100\n[STDERR]\n"));
         let exactly: String = (1..=80).map(|i| format!("{i}\n")).collect();

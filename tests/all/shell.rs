@@ -46,8 +46,8 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 #[tokio::test]
 async fn agent_one_liners_match_gnu_bash() {
-    let fixture: Fixture = serde_json::from_str(include_str!("../fixtures/bash_compat.json"))
-        .expect("fixture");
+    let fixture: Fixture =
+        serde_json::from_str(include_str!("../fixtures/bash_compat.json")).expect("fixture");
     let mut passed = 0;
     let mut failures = Vec::new();
     let mut fixed = Vec::new();
@@ -82,37 +82,63 @@ async fn agent_one_liners_match_gnu_bash() {
         eprintln!("now passing, remove from KNOWN_DIFFERENCES: {fixed:?}");
     }
     assert!(fixture.cases.len() >= 60);
-    assert!(failures.is_empty(), "{} regressions:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} regressions:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[tokio::test]
 async fn state_persists_between_calls() {
     let mut sh = shell();
-    let r = sh.exec("mkdir -p work && cd work && X=42 && greet() { echo \"hi $1\"; }").await;
+    let r = sh
+        .exec("mkdir -p work && cd work && X=42 && greet() { echo \"hi $1\"; }")
+        .await;
     assert_eq!(r.exit_code, 0, "{}", show(&r));
-    let r = sh.exec("pwd; echo $X; greet there; python3 -c 'import os; print(os.getcwd())'").await;
-    assert_eq!(r.stdout, "/testbed/work\n42\nhi there\n/testbed/work\n", "{}", show(&r));
+    let r = sh
+        .exec("pwd; echo $X; greet there; python3 -c 'import os; print(os.getcwd())'")
+        .await;
+    assert_eq!(
+        r.stdout,
+        "/testbed/work\n42\nhi there\n/testbed/work\n",
+        "{}",
+        show(&r)
+    );
 }
 
 #[tokio::test]
 async fn host_files_are_invisible() {
     let mut sh = shell();
     let r = sh.exec("cat /etc/passwd").await;
-    assert!(!r.stdout.contains("/root:/bin/bash") || !r.stdout.contains("daemon:x:1:1"), "{}", show(&r));
+    assert!(
+        !r.stdout.contains("/root:/bin/bash") || !r.stdout.contains("daemon:x:1:1"),
+        "{}",
+        show(&r)
+    );
     let host_user = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
     for line in host_user.lines().take(5) {
-        assert!(!r.stdout.contains(line) || line.starts_with("root:"), "host line leaked: {line}");
+        assert!(
+            !r.stdout.contains(line) || line.starts_with("root:"),
+            "host line leaked: {line}"
+        );
     }
     let r = sh.exec("cd /; ls").await;
     assert_eq!(r.exit_code, 0);
     for name in r.stdout.lines() {
         assert!(
-            ["bin", "dev", "etc", "home", "proc", "root", "testbed", "tmp", "usr"].contains(&name),
+            [
+                "bin", "dev", "etc", "home", "proc", "root", "testbed", "tmp", "usr"
+            ]
+            .contains(&name),
             "unexpected entry in the virtual root: {name}\n{}",
             show(&r)
         );
     }
-    let r = sh.exec("ls /work /home/user 2>&1; cat /proc/self/environ 2>&1 | grep -c CARGO").await;
+    let r = sh
+        .exec("ls /work /home/user 2>&1; cat /proc/self/environ 2>&1 | grep -c CARGO")
+        .await;
     assert!(!r.stdout.contains("main"), "{}", show(&r));
     assert!(r.stdout.trim_end().ends_with('0'), "{}", show(&r));
 }
@@ -120,10 +146,22 @@ async fn host_files_are_invisible() {
 #[tokio::test]
 async fn symlinks_cannot_lead_out() {
     let mut sh = shell();
-    let r = sh.exec("ln -s /etc x; echo rc=$?; cat x/passwd 2>&1 | grep -c root:x:0:0").await;
-    assert!(r.stdout.starts_with("rc=1\n"), "absolute link must be refused\n{}", show(&r));
-    let r = sh.exec("ln -s ../../.. up; echo rc=$?; ls up 2>&1 | head -3").await;
-    assert!(r.stdout.starts_with("rc=1\n"), "escaping link must be refused\n{}", show(&r));
+    let r = sh
+        .exec("ln -s /etc x; echo rc=$?; cat x/passwd 2>&1 | grep -c root:x:0:0")
+        .await;
+    assert!(
+        r.stdout.starts_with("rc=1\n"),
+        "absolute link must be refused\n{}",
+        show(&r)
+    );
+    let r = sh
+        .exec("ln -s ../../.. up; echo rc=$?; ls up 2>&1 | head -3")
+        .await;
+    assert!(
+        r.stdout.starts_with("rc=1\n"),
+        "escaping link must be refused\n{}",
+        show(&r)
+    );
     let host = sh.sandbox().workspace().host_path().to_path_buf();
     assert!(std::fs::symlink_metadata(host.join("x")).is_err());
     assert!(std::fs::symlink_metadata(host.join("up")).is_err());
@@ -144,7 +182,9 @@ async fn cd_out_of_testbed_and_write_stays_virtual() {
     // Whatever the shell did at `/`, nothing reached the host next to the workspace.
     let host = sh.sandbox().workspace().host_path().to_path_buf();
     assert!(!host.parent().unwrap().join("escaped.txt").exists());
-    let r = sh.exec("cd /etc; python3 -c \"open('/etc/hostname').read()\"; echo rc=$?").await;
+    let r = sh
+        .exec("cd /etc; python3 -c \"open('/etc/hostname').read()\"; echo rc=$?")
+        .await;
     assert!(r.stdout.ends_with("rc=1\n"), "{}", show(&r));
     assert!(r.stderr.contains("FileNotFoundError"), "{}", show(&r));
 }
@@ -214,7 +254,9 @@ async fn disk_quota_stops_big_writes() {
             .sum::<usize>()
     };
     // Through a shell redirection: refused before anything is written.
-    let r = sh.exec("python3 -c \"print('x' * (6 << 20))\" > big.txt; echo rc=$?").await;
+    let r = sh
+        .exec("python3 -c \"print('x' * (6 << 20))\" > big.txt; echo rc=$?")
+        .await;
     assert_eq!(r.stdout, "rc=1\n", "{}", show(&r));
     assert!(r.stderr.contains("disk quota exceeded"), "{}", show(&r));
     assert!(ws_size(&sh) < 4 << 20);
@@ -226,7 +268,9 @@ async fn disk_quota_stops_big_writes() {
     assert!(r.stderr.contains("No space left on device"), "{}", show(&r));
     assert!(ws_size(&sh) <= 4 << 20, "{} bytes written", ws_size(&sh));
     // Once the file is removed, writing works again.
-    let r = sh.exec("rm -f big.bin big.txt; echo small > s.txt; cat s.txt").await;
+    let r = sh
+        .exec("rm -f big.bin big.txt; echo small > s.txt; cat s.txt")
+        .await;
     assert_eq!(r.stdout, "small\n", "{}", show(&r));
 }
 
@@ -235,17 +279,29 @@ async fn pip_and_missing_tools_answer_clearly() {
     let mut sh = shell();
     let r = sh.exec("pip install numpy sympy").await;
     assert_eq!(r.exit_code, 0, "{}", show(&r));
-    assert!(r.stdout.contains("Requirement already satisfied: numpy"), "{}", show(&r));
+    assert!(
+        r.stdout.contains("Requirement already satisfied: numpy"),
+        "{}",
+        show(&r)
+    );
     let r = sh.exec("pip install torch").await;
     assert_eq!(r.exit_code, 1);
-    assert!(r.stderr.contains("cannot install torch") && r.stderr.contains("sympy"), "{}", show(&r));
+    assert!(
+        r.stderr.contains("cannot install torch") && r.stderr.contains("sympy"),
+        "{}",
+        show(&r)
+    );
     let r = sh.exec("python3 -m pip install pandas").await;
     assert!(r.stdout.contains("pandas"), "{}", show(&r));
     for cmd in ["apt-get install -y jq", "gcc x.c", "sudo ls"] {
         let r = sh.exec(cmd).await;
         assert_eq!(r.exit_code, 127, "{cmd}: {}", show(&r));
         assert_eq!(r.stderr.lines().count(), 1, "{cmd}: {}", show(&r));
-        assert!(r.stderr.contains("not available in this sandbox"), "{cmd}: {}", show(&r));
+        assert!(
+            r.stderr.contains("not available in this sandbox"),
+            "{cmd}: {}",
+            show(&r)
+        );
     }
 }
 
@@ -254,7 +310,9 @@ async fn network_is_off_by_default() {
     let mut sh = shell();
     let r = sh.exec("curl -s http://example.org/; echo rc=$?").await;
     assert!(!r.stdout.contains("rc=0"), "{}", show(&r));
-    let r = sh.exec("wget -q -O - http://example.org/; echo rc=$?").await;
+    let r = sh
+        .exec("wget -q -O - http://example.org/; echo rc=$?")
+        .await;
     assert!(!r.stdout.contains("rc=0"), "{}", show(&r));
 }
 
@@ -289,7 +347,9 @@ async fn allow_listed_hosts_are_reachable_and_others_are_not() {
     let mut sh = shell_with(settings, Limits::default());
     let r = sh.exec(&format!("curl -s http://127.0.0.1:{port}/x")).await;
     assert_eq!(r.stdout, "hello from the allowed host\n", "{}", show(&r));
-    let r = sh.exec(&format!("curl -s http://127.0.0.1:{other}/x; echo rc=$?")).await;
+    let r = sh
+        .exec(&format!("curl -s http://127.0.0.1:{other}/x; echo rc=$?"))
+        .await;
     assert!(!r.stdout.contains("must not be seen"), "{}", show(&r));
     assert!(NetworkPolicy::allow(&["http://x/y"]).is_err());
 }
