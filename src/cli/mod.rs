@@ -15,6 +15,9 @@ use clap::{Args, Parser, Subcommand};
 use llm_in_sandbox::artifacts::{self, SetupOptions};
 use llm_in_sandbox::runtime::{Limits, Outcome, Runtime, RuntimeConfig};
 use llm_in_sandbox::sandbox::Sandbox;
+use llm_in_sandbox::shell::{
+    CommandOutcome, NetworkPolicy, ObservationFormat, Shell, ShellSettings, observation,
+};
 use llm_in_sandbox::workspace::Workspace;
 
 /// Run LLM agents' Python (and soon bash) in an in-process WebAssembly sandbox: CPython 3.15
@@ -52,10 +55,11 @@ enum Command {
     /// Download, verify and precompile the Python WASM runtime (once; ~1 minute, ~2.2 GiB of
     /// memory for the compile). Other commands do this on first use.
     Setup,
-    /// Run `python3 ...` in a sandbox and print its output; exits with its exit code
-    /// (124 when the deadline passed).
+    /// Run `python3 ...` or a bash script in a sandbox and print its output; exits with its
+    /// exit code (124 when the deadline passed).
     ///
-    /// Example: llm-in-sandbox exec -- python3 -c 'import numpy; print(numpy.arange(3))'
+    /// Examples: llm-in-sandbox exec -- python3 -c 'import numpy; print(numpy.arange(3))'
+    ///           llm-in-sandbox exec --workspace ws --bash 'ls -la | head; python3 -c "print(1)"'
     Exec(ExecArgs),
     /// Measure start-up and per-command costs against a native python3 in the same run.
     Bench(bench::BenchArgs),
@@ -76,6 +80,20 @@ struct ExecArgs {
     /// Bytes kept per output stream; the rest is dropped and reported.
     #[arg(long, default_value_t = 8 << 20, value_name = "BYTES")]
     output_limit: usize,
+    /// Run this script in the sandbox's in-process bash instead (the `execute_bash` tool), e.g.
+    /// --bash 'ls -la | head; python3 -c "print(1)"'. `exec -- bash -c SCRIPT` does the same.
+    #[arg(long, value_name = "SCRIPT", conflicts_with = "command")]
+    bash: Option<String>,
+    /// With --bash: print the observation the model would see (Exit code, [STDOUT], [STDERR]).
+    #[arg(long, requires = "bash")]
+    observation: bool,
+    /// Hosts that curl/wget in the shell may reach (comma-separated host or host:port).
+    /// Default: no network.
+    #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
+    allow_net: Vec<String>,
+    /// Disk quota for /testbed and /tmp together, in MiB (shell and Python writes).
+    #[arg(long, default_value_t = 1024, value_name = "MB")]
+    disk_quota: u64,
     /// The command: `python3 ARGS...` or `python ARGS...` (after `--`). Paths are relative to
     /// /testbed. Stdin is passed to the guest when it is not a terminal.
     #[arg(
@@ -134,8 +152,17 @@ fn setup(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn exec(global: &GlobalArgs, args: ExecArgs) -> anyhow::Result<ExitCode> {
+fn exec(global: &GlobalArgs, mut args: ExecArgs) -> anyhow::Result<ExitCode> {
     let limits = limits_from(&args)?;
+    if let [program, flag, script] = args.command.as_slice()
+        && matches!(program.as_str(), "bash" | "sh" | "/bin/bash" | "/bin/sh")
+        && flag == "-c"
+    {
+        args.bash = Some(script.clone());
+    }
+    if let Some(script) = args.bash.clone() {
+        return exec_bash(global, &args, limits, &script);
+    }
     let Some((program, rest)) = args.command.split_first() else {
         bail!("no command given; try: llm-in-sandbox exec -- python3 -c 'print(1)'");
     };
@@ -143,7 +170,8 @@ fn exec(global: &GlobalArgs, args: ExecArgs) -> anyhow::Result<ExitCode> {
     if !matches!(name, "python3" | "python" | "python3.15") {
         bail!(
             "exec runs `python3 ...` (or `python ...`); got `{program}`. \
-             Bash commands through the in-process shell are not available yet"
+             For shell commands use --bash '{}'",
+            args.command.join(" ")
         );
     }
     let workspace = match &args.workspace {
@@ -196,6 +224,47 @@ fn exec(global: &GlobalArgs, args: ExecArgs) -> anyhow::Result<ExitCode> {
             let _ = writeln!(err, "llm-in-sandbox: the guest trapped: {msg}");
         }
         _ => {}
+    }
+    Ok(ExitCode::from(
+        u8::try_from(result.exit_code & 0xFF).unwrap_or(1),
+    ))
+}
+
+fn exec_bash(
+    global: &GlobalArgs,
+    args: &ExecArgs,
+    limits: Limits,
+    script: &str,
+) -> anyhow::Result<ExitCode> {
+    let workspace = match &args.workspace {
+        Some(dir) => Workspace::open(dir)?,
+        None => Workspace::temporary()?,
+    };
+    let settings = ShellSettings {
+        timeout: limits.timeout,
+        max_output_bytes: limits.output_bytes,
+        disk_quota_bytes: args.disk_quota << 20,
+        network: NetworkPolicy::allow(&args.allow_net)?,
+        ..ShellSettings::default()
+    };
+    let runtime = global.load_runtime()?;
+    let sandbox = Sandbox::builder(runtime)
+        .workspace(workspace)
+        .limits(limits)
+        .build()?;
+    let mut shell = Shell::new(Arc::new(sandbox), settings)?;
+    let result = tokio_runtime()?.block_on(shell.exec(script));
+    if args.observation {
+        print!("{}", observation(&result, &ObservationFormat::default()));
+        return Ok(ExitCode::SUCCESS);
+    }
+    print!("{}", result.stdout);
+    eprint!("{}", result.stderr);
+    if result.outcome == CommandOutcome::Timeout {
+        eprintln!(
+            "llm-in-sandbox: stopped: the {:.1} s deadline passed",
+            args.timeout
+        );
     }
     Ok(ExitCode::from(
         u8::try_from(result.exit_code & 0xFF).unwrap_or(1),

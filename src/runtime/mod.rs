@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use sha2::Digest;
 use wasmtime::{Config, Engine, InstancePre, Linker, Store};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
@@ -126,6 +127,8 @@ pub struct Runtime {
     stop_ticker: Arc<AtomicBool>,
     /// The driver's marshalled code object (hex), compiled in the guest on first use.
     driver: tokio::sync::OnceCell<String>,
+    /// Where the marshalled driver is cached on disk (next to the compiled module).
+    driver_cache: PathBuf,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -233,6 +236,10 @@ impl Runtime {
             files,
             stop_ticker,
             driver: tokio::sync::OnceCell::new(),
+            driver_cache: cache::cwasm_path(&cfg.cache_root, &key).with_extension(format!(
+                "driver-{}.hex",
+                &hex::encode(sha2::Sha256::digest(DRIVER.as_bytes()))[..16]
+            )),
         })
     }
 
@@ -266,6 +273,29 @@ impl Runtime {
     /// Compile the driver once per runtime, inside the guest, and keep its marshalled code:
     /// compiling ~100 lines of Python costs ~3 ms per call in WASM, unmarshalling ~0.1 ms.
     async fn compile_driver(&self) -> Result<String, RuntimeError> {
+        // Marshalled code is specific to the interpreter build, which the cache key pins.
+        let hex = match std::fs::read_to_string(&self.driver_cache) {
+            Ok(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => hex,
+            _ => {
+                let hex = self.compile_driver_in_guest().await?;
+                let tmp = self.driver_cache.with_extension("partial");
+                // Best effort: without the file the next process compiles again.
+                if std::fs::write(&tmp, &hex).is_ok() {
+                    let _ = std::fs::rename(&tmp, &self.driver_cache);
+                }
+                hex
+            }
+        };
+        // `turn` cuts very long lines: split the literal into implicitly joined short pieces.
+        let pieces: Vec<String> = hex
+            .as_bytes()
+            .chunks(1000)
+            .map(|c| format!("'{}'", String::from_utf8_lossy(c)))
+            .collect();
+        Ok(format!("(\n{}\n)", pieces.join("\n")))
+    }
+
+    async fn compile_driver_in_guest(&self) -> Result<String, RuntimeError> {
         let code = format!(
             "import marshal, sys; sys.stdout.write(marshal.dumps(compile({}, '<lis-driver>', 'exec')).hex()); sys.stdout.flush()",
             json_literal(DRIVER)
@@ -283,19 +313,17 @@ impl Runtime {
         };
         let r = self.turn(&code, &req, Instant::now()).await?;
         let hex = r.stdout_text();
-        if r.exit_code != 0 || r.outcome != Outcome::Exited || hex.is_empty() || !hex.is_ascii() {
+        if r.exit_code != 0
+            || r.outcome != Outcome::Exited
+            || hex.is_empty()
+            || !hex.bytes().all(|b| b.is_ascii_hexdigit())
+        {
             return Err(RuntimeError::Instantiate(format!(
                 "the driver does not compile in the guest: {}",
                 r.stderr_text()
             )));
         }
-        // `turn` cuts very long lines: split the literal into implicitly joined short pieces.
-        let pieces: Vec<String> = hex
-            .as_bytes()
-            .chunks(1000)
-            .map(|c| format!("'{}'", String::from_utf8_lossy(c)))
-            .collect();
-        Ok(format!("(\n{}\n)", pieces.join("\n")))
+        Ok(hex)
     }
 
     /// Run `code` through the snapshot's `turn` export in a fresh instance with `req`'s

@@ -126,3 +126,43 @@ fn help_explains_the_flags() {
         assert!(help.contains(flag), "{flag} missing from:\n{help}");
     }
 }
+
+#[test]
+fn exec_bash_keeps_state_in_the_workspace_and_prints_observations() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().to_str().unwrap();
+    let o = run(bin().args([
+        "exec",
+        "--workspace",
+        ws,
+        "--bash",
+        "echo 21 > n.txt; python3 -c \"print(int(open('n.txt').read()) * 2)\"",
+    ]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "42\n");
+    let o = run(bin().args([
+        "exec",
+        "--workspace",
+        ws,
+        "--",
+        "bash",
+        "-c",
+        "cat n.txt; exit 3",
+    ]));
+    assert_eq!(
+        (o.status.code(), text(&o.stdout)),
+        (Some(3), "21\n".to_string())
+    );
+    let o = run(bin().args([
+        "exec",
+        "--workspace",
+        ws,
+        "--observation",
+        "--bash",
+        "ls; ls nope",
+    ]));
+    assert_eq!(
+        text(&o.stdout),
+        "Exit code: 2\n[STDOUT]\nn.txt\n[STDERR]\nls: cannot access 'nope': No such file or directory\n"
+    );
+}
