@@ -2,16 +2,22 @@
 //! (CPython compiled to WASI, run by wasmtime) instead of a Docker container.
 //!
 //! Layers, each knowing only the one below:
+//! - [`agent::Episode`]: the loop: model turns, tool calls, budgets, trajectory.
+//! - [`llm::Client`]: an OpenAI-compatible chat-completions client; [`tools`]: the tool contract.
 //! - [`shell::Shell`]: the in-process bash behind `execute_bash`, with `python3` in WASM.
 //! - [`sandbox::Sandbox`]: one episode's workspace + Python runtime.
 //! - [`runtime::Runtime`]: the shared engine, compiled module cache and fresh instances.
 //! - [`workspace::Workspace`]: the per-episode directory, reached only through a capability.
 //! - [`artifacts`]: getting and verifying the pinned Python WASM runtime.
 
+pub mod agent;
 pub mod artifacts;
+pub mod config;
+pub mod llm;
 pub mod runtime;
 pub mod sandbox;
 pub mod shell;
+pub mod tools;
 pub mod workspace;
 
 use artifacts::{SetupError, SetupOptions};

@@ -2,6 +2,7 @@
 //! library's validated settings.
 
 mod bench;
+mod run;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -20,9 +21,9 @@ use llm_in_sandbox::shell::{
 };
 use llm_in_sandbox::workspace::Workspace;
 
-/// Run LLM agents' Python (and soon bash) in an in-process WebAssembly sandbox: CPython 3.15
-/// compiled to WASI, run by wasmtime over a capability-scoped workspace. No Docker, no host
-/// processes, millisecond start-up.
+/// Run LLM agents in an in-process WebAssembly sandbox: bash and CPython 3.15 (compiled to
+/// WASI, run by wasmtime) over a capability-scoped workspace. No Docker, no host processes,
+/// millisecond start-up.
 #[derive(Debug, Parser)]
 #[command(name = "llm-in-sandbox", version, propagate_version = true)]
 struct Cli {
@@ -63,6 +64,11 @@ enum Command {
     Exec(ExecArgs),
     /// Measure start-up and per-command costs against a native python3 in the same run.
     Bench(bench::BenchArgs),
+    /// Solve one task with an LLM working in a sandbox (any OpenAI-compatible endpoint).
+    ///
+    /// Example: llm-in-sandbox run --llm-base-url http://localhost:8000/v1 --llm-name Qwen3-8B
+    ///          --query 'What is the 10th Fibonacci number?'
+    Run(Box<run::RunArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -130,6 +136,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Setup => setup(&cli.global),
         Command::Exec(args) => exec(&cli.global, args),
         Command::Bench(args) => bench::run(&cli.global, args),
+        Command::Run(args) => run::run(&cli.global, *args),
     }
 }
 

@@ -1,9 +1,11 @@
 //! One integration test binary, so the engine and the compiled Python module are loaded once
 //! per test run and shared by every test (see `common::runtime`).
 
+mod agent;
 mod cli;
 mod common;
 mod escapes;
+mod fake_llm;
 mod limits;
 mod python;
 mod setup;

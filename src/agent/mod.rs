@@ -1,0 +1,348 @@
+//! One LLM-in-Sandbox episode: the model gets a task, works in the sandbox through the three
+//! tools, and ends by calling `submit`, or the episode stops at its step or token budget, or on
+//! an LLM error it cannot survive. Everything is recorded as it happens.
+
+pub mod prompt;
+pub mod trajectory;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::llm::{Client, LlmError, Message, ToolCall, Usage, tool_calls_in_content};
+use crate::tools::{Toolbox, schemas};
+pub use prompt::Prompts;
+use trajectory::{Action, Recorder, Step, StepMeta};
+
+/// The smallest `max_tokens` a context-length error may shrink to (as the reference).
+pub const MIN_MAX_TOKENS: u32 = 8192;
+
+/// Settings of an episode.
+#[derive(Debug, Clone)]
+pub struct EpisodeSettings {
+    /// Model turns before the episode stops. Default 100.
+    pub max_steps: u32,
+    /// Stop once a call's total tokens (the context in use) reach this. Default 65,536.
+    pub max_token_limit: u64,
+    /// `max_tokens` per call; `None` leaves it to the server. A context-length error halves it
+    /// (not below 8,192), then ends the episode.
+    pub max_tokens: Option<u32>,
+    /// Guest path of the answer file read at the end.
+    pub answer_file: String,
+    /// Prompts.
+    pub prompts: Prompts,
+}
+
+impl Default for EpisodeSettings {
+    fn default() -> Self {
+        Self {
+            max_steps: 100,
+            max_token_limit: 65_536,
+            max_tokens: None,
+            answer_file: "/testbed/answer.txt".into(),
+            prompts: Prompts::default(),
+        }
+    }
+}
+
+/// Why an episode ended.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "reason", content = "detail", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum StopReason {
+    /// The model called `submit`.
+    Submitted,
+    /// `max_steps` model turns were used.
+    MaxSteps,
+    /// The token budget was reached.
+    TokenLimit,
+    /// The conversation no longer fits the model's context.
+    ContextLength,
+    /// The LLM endpoint failed past retries or refused the request.
+    LlmError(String),
+}
+
+/// What an episode produced.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EpisodeResult {
+    /// Why it ended.
+    pub stop: StopReason,
+    /// The answer file's content, if it exists.
+    pub answer: Option<String>,
+    /// Model turns taken.
+    pub steps: u32,
+    /// Tokens over all calls.
+    pub usage: Usage,
+    /// Seconds waiting for the model.
+    pub llm_seconds: f64,
+    /// Seconds running tools.
+    pub tool_seconds: f64,
+    /// Seconds in all.
+    pub total_seconds: f64,
+}
+
+/// A line of live progress for a terminal (`on_progress` callback).
+pub type Progress = Box<dyn Fn(&str) + Send + Sync>;
+
+/// Run one episode.
+pub struct Episode {
+    client: Client,
+    tools: Toolbox,
+    settings: EpisodeSettings,
+    recorder: Recorder,
+    progress: Option<Progress>,
+}
+
+impl std::fmt::Debug for Episode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Episode")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+fn short(s: &str, n: usize) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > n {
+        format!("{}...", one_line.chars().take(n).collect::<String>())
+    } else {
+        one_line
+    }
+}
+
+impl Episode {
+    /// An episode with these parts.
+    pub fn new(
+        client: Client,
+        tools: Toolbox,
+        settings: EpisodeSettings,
+        recorder: Recorder,
+    ) -> Self {
+        Episode {
+            client,
+            tools,
+            settings,
+            recorder,
+            progress: None,
+        }
+    }
+
+    /// Receive one line per step (tool, short arguments, exit code, time).
+    pub fn on_progress(mut self, f: Progress) -> Self {
+        self.progress = Some(f);
+        self
+    }
+
+    fn say(&self, line: &str) {
+        if let Some(p) = &self.progress {
+            p(line);
+        }
+    }
+
+    /// Run the episode on `problem_statement` to its end.
+    pub async fn run(mut self, problem_statement: &str) -> EpisodeResult {
+        let started = Instant::now();
+        let tools = schemas();
+        let mut messages = vec![
+            Message::text("system", self.settings.prompts.system()),
+            Message::text(
+                "user",
+                format!(
+                    "{}\n\nSteps Remaining: {}",
+                    self.settings.prompts.instance(problem_statement),
+                    self.settings.max_steps
+                ),
+            ),
+        ];
+        let mut usage = Usage::default();
+        let (mut llm_time, mut tool_time) = (Duration::ZERO, Duration::ZERO);
+        let mut max_tokens = self.settings.max_tokens;
+        let mut step = 0u32;
+        let stop = loop {
+            if step >= self.settings.max_steps {
+                break StopReason::MaxSteps;
+            }
+            step += 1;
+            self.recorder.event(json!({"type": "request", "step": step, "messages": messages.len(), "max_tokens": max_tokens}));
+            let t = Instant::now();
+            let reply = self.client.chat(&messages, Some(&tools), max_tokens).await;
+            let turn_time = t.elapsed();
+            llm_time += turn_time;
+            let reply = match reply {
+                Ok(r) => r,
+                Err(LlmError::ContextLength(msg)) => {
+                    self.recorder.event(json!({"type": "error", "step": step, "error": format!("context length: {msg}")}));
+                    let current = max_tokens.unwrap_or(2 * MIN_MAX_TOKENS);
+                    if current > MIN_MAX_TOKENS {
+                        max_tokens = Some((current / 2).max(MIN_MAX_TOKENS));
+                        self.say(&format!(
+                            "step {step}: context too long; retrying with max_tokens={}",
+                            max_tokens.unwrap_or(0)
+                        ));
+                        step -= 1;
+                        continue;
+                    }
+                    break StopReason::ContextLength;
+                }
+                Err(e) => {
+                    self.recorder
+                        .event(json!({"type": "error", "step": step, "error": e.to_string()}));
+                    self.say(&format!("step {step}: LLM error: {e}"));
+                    break StopReason::LlmError(e.to_string());
+                }
+            };
+            usage.prompt_tokens += reply.usage.prompt_tokens;
+            usage.completion_tokens += reply.usage.completion_tokens;
+            usage.total_tokens += reply.usage.total_tokens;
+            let msg = reply.message;
+            self.recorder.event(json!({
+                "type": "response", "step": step, "content": msg.content, "reasoning": msg.reasoning,
+                "tool_calls": msg.tool_calls, "usage": reply.usage, "finish_reason": reply.finish_reason,
+                "attempts": reply.attempts, "llm_time": turn_time.as_secs_f64(),
+            }));
+            let thought = msg.content.clone().unwrap_or_default();
+            let native = !msg.tool_calls.is_empty();
+            let calls: Vec<ToolCall> = if native {
+                msg.tool_calls.clone()
+            } else {
+                tool_calls_in_content(&thought)
+            };
+            messages.push(Message {
+                role: "assistant".into(),
+                content: msg.content.clone(),
+                tool_calls: msg.tool_calls.clone(),
+                tool_call_id: None,
+                reasoning: None,
+            });
+            let remaining = self.settings.max_steps - step;
+            if calls.is_empty() {
+                self.say(&format!("step {step}: no tool call"));
+                messages.push(Message::text(
+                    "user",
+                    format!(
+                        "No tool call was found in your reply. Work with the tools: execute_bash, str_replace_editor, and submit once the answer is in {}.\n\nSteps Remaining: {remaining}",
+                        self.settings.answer_file
+                    ),
+                ));
+                continue;
+            }
+            let mut submitted = false;
+            let mut content_observations = Vec::new();
+            for (i, call) in calls.iter().enumerate() {
+                let id = if call.id.is_empty() {
+                    format!("call_{step}_{i}")
+                } else {
+                    call.id.clone()
+                };
+                let out = if submitted {
+                    None
+                } else {
+                    Some(
+                        self.tools
+                            .call(&call.function.name, &call.function.arguments)
+                            .await,
+                    )
+                };
+                let (text, exit_code, took) = match &out {
+                    Some(o) => (o.observation.clone(), o.exit_code, o.duration),
+                    None => (
+                        "Not run: the episode ended at submit.".to_string(),
+                        None,
+                        Duration::ZERO,
+                    ),
+                };
+                tool_time += took;
+                let text_for_model =
+                    if i + 1 == calls.len() && !out.as_ref().is_some_and(|o| o.submitted) {
+                        format!("{text}\n\nSteps Remaining: {remaining}")
+                    } else {
+                        text.clone()
+                    };
+                if native {
+                    messages.push(Message::tool(&id, text_for_model));
+                } else {
+                    content_observations.push(format!(
+                        "Observation ({}):\n{text_for_model}",
+                        call.function.name
+                    ));
+                }
+                self.say(&format!(
+                    "step {step}: {} {}{} ({:.2}s)",
+                    call.function.name,
+                    short(&call.function.arguments, 60),
+                    exit_code
+                        .map(|c| format!(" -> exit {c}"))
+                        .unwrap_or_default(),
+                    took.as_secs_f64()
+                ));
+                self.recorder.step(Step {
+                    thought: if i == 0 {
+                        thought.clone()
+                    } else {
+                        String::new()
+                    },
+                    action: Action {
+                        function: call.function.name.clone(),
+                        parameters: serde_json::from_str(&call.function.arguments)
+                            .unwrap_or_else(|_| Value::String(call.function.arguments.clone())),
+                    },
+                    observation: text,
+                    metadata: StepMeta {
+                        step,
+                        exec_time: took.as_secs_f64(),
+                        llm_time: turn_time.as_secs_f64(),
+                        exit_code,
+                    },
+                });
+                submitted |= out.is_some_and(|o| o.submitted);
+            }
+            if !content_observations.is_empty() {
+                messages.push(Message::text("user", content_observations.join("\n\n")));
+            }
+            if submitted {
+                break StopReason::Submitted;
+            }
+            if reply.usage.total_tokens >= self.settings.max_token_limit {
+                break StopReason::TokenLimit;
+            }
+        };
+        let answer = self.read_answer();
+        let result = EpisodeResult {
+            stop,
+            answer,
+            steps: step,
+            usage,
+            llm_seconds: llm_time.as_secs_f64(),
+            tool_seconds: tool_time.as_secs_f64(),
+            total_seconds: started.elapsed().as_secs_f64(),
+        };
+        let summary = json!({
+            "status": "finished",
+            "stop": result.stop,
+            "answer": result.answer,
+            "num_steps": result.steps,
+            "usage": result.usage,
+            "llm_seconds": result.llm_seconds,
+            "tool_seconds": result.tool_seconds,
+            "total_seconds": result.total_seconds,
+        });
+        if let Err(e) = self.recorder.finish(summary).await {
+            self.say(&format!("warning: cannot write the final trajectory: {e}"));
+        }
+        result
+    }
+
+    fn read_answer(&self) -> Option<String> {
+        let rel = self
+            .settings
+            .answer_file
+            .strip_prefix(crate::sandbox::GUEST_WORKSPACE)?
+            .trim_start_matches('/');
+        self.tools
+            .shell()
+            .sandbox()
+            .workspace()
+            .read_to_string(rel)
+            .ok()
+    }
+}

@@ -1,0 +1,221 @@
+//! The tool contract of the reference system: `execute_bash`, `str_replace_editor`, `submit`,
+//! with the same names and argument schemas, so prompts and fine-tuned models carry over.
+//! Anything wrong with a call (unknown tool, bad JSON, wrong types) becomes an observation that
+//! tells the model what to fix; nothing here ends an episode except `submit`.
+
+pub mod editor;
+
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::shell::{CommandResult, ObservationFormat, Shell, observation};
+use editor::{Editor, EditorArgs};
+
+/// The `tools` array sent with every request.
+pub fn schemas() -> Value {
+    json!([
+        {
+            "type": "function",
+            "function": {
+                "name": "execute_bash",
+                "description": "Run a bash command in the sandbox (working directory /testbed). \
+                    State such as the current directory, variables and functions carries over \
+                    between calls. python3 is available with numpy, scipy, sympy, pandas, \
+                    matplotlib, scikit-learn and more; there is no network and nothing can be \
+                    installed. Long output is cut to its first and last 40 lines.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "command": {
+                            "type": "string",
+                            "description": "The bash command or script to run."
+                        }
+                    },
+                    "required": ["command"]
+                }
+            }
+        },
+        {
+            "type": "function",
+            "function": {
+                "name": "str_replace_editor",
+                "description": "View, create and edit text files. `view` shows a file with \
+                    line numbers (optionally `view_range` [start, end], end -1 = to the end) or \
+                    lists a directory two levels deep. `create` writes a new file (never \
+                    overwrites). `str_replace` replaces `old_str`, which must occur exactly \
+                    once, with `new_str`. `insert` puts `new_str` after line `insert_line` \
+                    (0 = at the top). `undo_edit` reverts the last edit of `path`. Paths are \
+                    absolute, e.g. /testbed/solution.py.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "command": {
+                            "type": "string",
+                            "enum": ["view", "create", "str_replace", "insert", "undo_edit"],
+                            "description": "The operation."
+                        },
+                        "path": {"type": "string", "description": "Absolute path of the file or directory."},
+                        "file_text": {"type": "string", "description": "Content of the new file (create)."},
+                        "old_str": {"type": "string", "description": "Exact text to replace (str_replace)."},
+                        "new_str": {"type": "string", "description": "Replacement (str_replace) or text to insert (insert)."},
+                        "insert_line": {"type": "integer", "description": "Insert after this line (insert)."},
+                        "view_range": {
+                            "type": "array",
+                            "items": {"type": "integer"},
+                            "description": "Lines [start, end] to view; end -1 means to the end (view)."
+                        }
+                    },
+                    "required": ["command", "path"]
+                }
+            }
+        },
+        {
+            "type": "function",
+            "function": {
+                "name": "submit",
+                "description": "Finish the task. Call it once the answer has been written to \
+                    the answer file.",
+                "parameters": {"type": "object", "properties": {}, "required": []}
+            }
+        }
+    ])
+}
+
+/// What a tool call produced.
+#[derive(Debug, Clone)]
+pub struct ToolOutput {
+    /// The text the model sees.
+    pub observation: String,
+    /// Whether this was `submit` (the episode ends).
+    pub submitted: bool,
+    /// Exit code, for `execute_bash`.
+    pub exit_code: Option<i32>,
+    /// Whether the call was refused (bad arguments, unknown tool, editor error).
+    pub error: bool,
+    /// Time spent running it.
+    pub duration: Duration,
+}
+
+impl ToolOutput {
+    fn text(observation: String, error: bool, started: Instant) -> Self {
+        ToolOutput {
+            observation,
+            submitted: false,
+            exit_code: None,
+            error,
+            duration: started.elapsed(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BashArgs {
+    command: String,
+}
+
+/// The tools of one episode, over its shell (and through it, its sandbox).
+#[derive(Debug)]
+pub struct Toolbox {
+    shell: Shell,
+    editor: Editor,
+    format: ObservationFormat,
+}
+
+impl Toolbox {
+    /// Tools over this shell.
+    pub fn new(shell: Shell) -> Self {
+        Toolbox {
+            shell,
+            editor: Editor::default(),
+            format: ObservationFormat::default(),
+        }
+    }
+
+    /// The shell.
+    pub fn shell(&self) -> &Shell {
+        &self.shell
+    }
+
+    /// Run one call; `arguments` is the JSON text the model produced.
+    pub async fn call(&mut self, name: &str, arguments: &str) -> ToolOutput {
+        let started = Instant::now();
+        let args: Value = if arguments.trim().is_empty() {
+            json!({})
+        } else {
+            match serde_json::from_str(arguments) {
+                Ok(v) => v,
+                Err(e) => {
+                    return ToolOutput::text(
+                        format!(
+                            "Error: the arguments of {name} are not valid JSON ({e}). Send a JSON object such as {}.",
+                            example(name)
+                        ),
+                        true,
+                        started,
+                    );
+                }
+            }
+        };
+        match name {
+            "execute_bash" => match serde_json::from_value::<BashArgs>(args) {
+                Ok(a) => {
+                    let r: CommandResult = self.shell.exec(&a.command).await;
+                    ToolOutput {
+                        observation: observation(&r, &self.format),
+                        submitted: false,
+                        exit_code: Some(r.exit_code),
+                        error: false,
+                        duration: started.elapsed(),
+                    }
+                }
+                Err(e) => ToolOutput::text(
+                    format!(
+                        "Error: bad arguments for execute_bash: {e}. Expected {}.",
+                        example(name)
+                    ),
+                    true,
+                    started,
+                ),
+            },
+            "str_replace_editor" => match serde_json::from_value::<EditorArgs>(args) {
+                Ok(a) => match self.editor.run(self.shell.sandbox(), a) {
+                    Ok(text) => ToolOutput::text(text, false, started),
+                    Err(text) => ToolOutput::text(format!("Error: {text}"), true, started),
+                },
+                Err(e) => ToolOutput::text(
+                    format!(
+                        "Error: bad arguments for str_replace_editor: {e}. Expected e.g. {}.",
+                        example(name)
+                    ),
+                    true,
+                    started,
+                ),
+            },
+            "submit" => ToolOutput {
+                observation: "Submitted.".into(),
+                submitted: true,
+                exit_code: None,
+                error: false,
+                duration: started.elapsed(),
+            },
+            other => ToolOutput::text(
+                format!(
+                    "Error: there is no tool named {other:?}. The tools are execute_bash, str_replace_editor and submit."
+                ),
+                true,
+                started,
+            ),
+        }
+    }
+}
+
+fn example(name: &str) -> &'static str {
+    match name {
+        "execute_bash" => r#"{"command": "ls -la"}"#,
+        "str_replace_editor" => r#"{"command": "view", "path": "/testbed"}"#,
+        _ => "{}",
+    }
+}

@@ -1,0 +1,342 @@
+//! Whole episodes against a local fake OpenAI-compatible server, with the real sandbox.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use llm_in_sandbox::agent::trajectory::Recorder;
+use llm_in_sandbox::agent::{Episode, EpisodeResult, EpisodeSettings, StopReason};
+use llm_in_sandbox::llm::{Client, LlmConfig};
+use llm_in_sandbox::shell::{Shell, ShellSettings};
+use llm_in_sandbox::tools::Toolbox;
+use serde_json::Value;
+
+use crate::common::sandbox;
+use crate::fake_llm::{FakeLlm, Reply};
+
+struct Run {
+    result: EpisodeResult,
+    dir: tempfile::TempDir,
+}
+
+impl Run {
+    fn trajectory(&self) -> Value {
+        serde_json::from_slice(&std::fs::read(self.dir.path().join("trajectory.json")).unwrap())
+            .unwrap()
+    }
+    fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.dir.path().join("events.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+async fn episode(
+    server: &FakeLlm,
+    tweak: impl FnOnce(&mut LlmConfig, &mut EpisodeSettings),
+) -> Run {
+    let mut llm = LlmConfig::new(&server.url, "fake-model");
+    llm.retry_base = Duration::from_millis(10);
+    llm.request_timeout = Duration::from_secs(30);
+    let mut settings = EpisodeSettings::default();
+    tweak(&mut llm, &mut settings);
+    let shell = Shell::new(Arc::new(sandbox()), ShellSettings::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let recorder =
+        Recorder::start(dir.path(), serde_json::json!({"problem_statement": "task"})).unwrap();
+    let result = Episode::new(
+        Client::new(llm).unwrap(),
+        Toolbox::new(shell),
+        settings,
+        recorder,
+    )
+    .run("What is 6 times 7?")
+    .await;
+    Run { result, dir }
+}
+
+fn tool_messages(req: &Value) -> Vec<(String, String)> {
+    req["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap().to_string(),
+                m["content"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn all_text(req: &Value) -> String {
+    req["messages"].to_string()
+}
+
+#[tokio::test]
+async fn a_scripted_episode_edits_runs_answers_and_submits() {
+    let server = FakeLlm::start(
+        vec![
+            Reply::calls(&[(
+                "str_replace_editor",
+                r#"{"command": "create", "path": "/testbed/solve.py", "file_text": "print(6 * 7)\n"}"#,
+            )]),
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "python3 solve.py > answer.txt; cat answer.txt"}"#,
+            )]),
+            Reply::calls(&[("submit", "{}")]),
+        ],
+        None,
+    );
+    let run = episode(&server, |_, _| {}).await;
+    assert_eq!(run.result.stop, StopReason::Submitted);
+    assert_eq!(run.result.answer.as_deref(), Some("42\n"));
+    assert_eq!(run.result.steps, 3);
+    assert_eq!(run.result.usage.total_tokens, 300);
+
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    for r in &reqs {
+        let names: Vec<&str> = r["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["execute_bash", "str_replace_editor", "submit"]);
+        assert_eq!(r["model"], "fake-model");
+    }
+    assert!(all_text(&reqs[0]).contains("Steps Remaining: 100"));
+    // Every tool call answered exactly once, in order, with its id.
+    let answered = tool_messages(&reqs[2]);
+    assert_eq!(answered.len(), 2);
+    assert_eq!(answered[0].0, "call_str_replace_editor_0");
+    assert!(
+        answered[0]
+            .1
+            .starts_with("File created successfully at: /testbed/solve.py")
+    );
+    assert_eq!(answered[1].0, "call_execute_bash_0");
+    assert!(
+        answered[1].1.starts_with("Exit code: 0\n[STDOUT]\n42\n"),
+        "{}",
+        answered[1].1
+    );
+    assert!(
+        answered[1].1.ends_with("Steps Remaining: 98"),
+        "{}",
+        answered[1].1
+    );
+
+    let t = run.trajectory();
+    assert_eq!(t["problem_statement"], "task");
+    assert_eq!(t["status"], "finished");
+    assert_eq!(t["stop"]["reason"], "submitted");
+    let steps = t["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3);
+    assert_eq!(steps[1]["action"]["function"], "execute_bash");
+    assert_eq!(
+        steps[1]["action"]["parameters"]["command"],
+        "python3 solve.py > answer.txt; cat answer.txt"
+    );
+    assert_eq!(steps[1]["metadata"]["exit_code"], 0);
+    assert_eq!(steps[0]["thought"], "Let me work.");
+    let kinds: Vec<String> = run
+        .events()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "request").count(), 3);
+    assert_eq!(kinds.last().map(String::as_str), Some("finish"));
+}
+
+#[tokio::test]
+async fn tool_calls_written_in_content_work() {
+    let server = FakeLlm::start(
+        vec![
+            Reply::text(
+                "I'll compute it.\n<tool_call>\n{\"name\": \"execute_bash\", \"arguments\": {\"command\": \"echo 42 > answer.txt\"}}\n</tool_call>",
+            ),
+            Reply::text("Done.\n```json\n{\"name\": \"submit\", \"arguments\": {}}\n```"),
+        ],
+        None,
+    );
+    let run = episode(&server, |_, _| {}).await;
+    assert_eq!(run.result.stop, StopReason::Submitted);
+    assert_eq!(run.result.answer.as_deref(), Some("42\n"));
+    let second = &server.requests()[1];
+    let last = second["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "user");
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Observation (execute_bash):\nExit code: 0"),
+        "{last}"
+    );
+}
+
+#[tokio::test]
+async fn bad_calls_become_observations_and_the_episode_goes_on() {
+    let server = FakeLlm::start(
+        vec![
+            Reply::calls(&[("execute_bash", "{\"command\": ")]),
+            Reply::calls(&[("launch_rockets", "{}")]),
+            Reply::calls(&[("execute_bash", "{\"cmd\": \"ls\"}")]),
+            Reply::text("The answer is 42."),
+            Reply::calls(&[(
+                "str_replace_editor",
+                r#"{"command": "view", "path": "/etc/passwd"}"#,
+            )]),
+            Reply::calls(&[("submit", "{}")]),
+        ],
+        None,
+    );
+    let run = episode(&server, |_, _| {}).await;
+    assert_eq!(run.result.stop, StopReason::Submitted);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 6);
+    assert!(tool_messages(&reqs[1])[0].1.contains("not valid JSON"));
+    assert!(
+        tool_messages(&reqs[2])[1]
+            .1
+            .contains("no tool named \\\"launch_rockets\\\"")
+            || tool_messages(&reqs[2])[1]
+                .1
+                .contains("no tool named \"launch_rockets\"")
+    );
+    assert!(
+        tool_messages(&reqs[3])[2].1.contains("unknown field `cmd`"),
+        "{:?}",
+        tool_messages(&reqs[3])
+    );
+    assert!(all_text(&reqs[4]).contains("No tool call was found"));
+    assert!(
+        tool_messages(&reqs[5])[3].1.contains("outside the sandbox"),
+        "{:?}",
+        tool_messages(&reqs[5])
+    );
+    assert_eq!(run.result.answer, None);
+}
+
+#[tokio::test]
+async fn rate_limits_are_retried_after_retry_after() {
+    let server = FakeLlm::start(
+        vec![
+            Reply::status(429, "{\"error\": \"slow down\"}").header("Retry-After", "1"),
+            Reply::calls(&[("submit", "{}")]),
+        ],
+        None,
+    );
+    let run = episode(&server, |_, _| {}).await;
+    assert_eq!(run.result.stop, StopReason::Submitted);
+    assert_eq!(server.requests().len(), 2);
+    let response = run
+        .events()
+        .into_iter()
+        .find(|e| e["type"] == "response")
+        .unwrap();
+    assert_eq!(response["attempts"], 2);
+    assert!(
+        run.result.llm_seconds >= 1.0,
+        "Retry-After was not honoured"
+    );
+}
+
+#[tokio::test]
+async fn persistent_server_errors_end_the_episode_with_a_saved_trajectory() {
+    let server = FakeLlm::start(
+        vec![Reply::calls(&[(
+            "execute_bash",
+            "{\"command\": \"echo partial > p.txt\"}",
+        )])],
+        Some(Reply::status(500, "{\"error\": \"boom\"}")),
+    );
+    let run = episode(&server, |llm, _| llm.max_retries = 2).await;
+    match &run.result.stop {
+        StopReason::LlmError(msg) => assert!(
+            msg.contains("gave up after 3 attempts") && msg.contains("500"),
+            "{msg}"
+        ),
+        other => panic!("unexpected stop {other:?}"),
+    }
+    assert_eq!(server.requests().len(), 4);
+    let t = run.trajectory();
+    assert_eq!(t["steps"].as_array().unwrap().len(), 1);
+    assert_eq!(t["stop"]["reason"], "llm_error");
+    assert!(run.events().iter().any(|e| e["type"] == "error"));
+}
+
+#[tokio::test]
+async fn a_hung_server_hits_the_request_timeout() {
+    let server = FakeLlm::start(
+        vec![],
+        Some(Reply::calls(&[("submit", "{}")]).delayed(Duration::from_secs(20))),
+    );
+    let run = episode(&server, |llm, _| {
+        llm.request_timeout = Duration::from_millis(500);
+        llm.max_retries = 1;
+    })
+    .await;
+    match &run.result.stop {
+        StopReason::LlmError(msg) => assert!(msg.contains("timed out"), "{msg}"),
+        other => panic!("unexpected stop {other:?}"),
+    }
+    assert!(run.result.total_seconds < 15.0);
+}
+
+#[tokio::test]
+async fn max_steps_and_token_limit_stop_the_episode() {
+    let server = FakeLlm::start(
+        vec![],
+        Some(Reply::calls(&[(
+            "execute_bash",
+            "{\"command\": \"echo step\"}",
+        )])),
+    );
+    let run = episode(&server, |_, s| s.max_steps = 3).await;
+    assert_eq!(run.result.stop, StopReason::MaxSteps);
+    assert_eq!(run.result.steps, 3);
+    assert_eq!(server.requests().len(), 3);
+
+    let server = FakeLlm::start(
+        vec![],
+        Some(Reply::calls(&[("execute_bash", "{\"command\": \"echo step\"}")]).with_usage(70_000)),
+    );
+    let run = episode(&server, |_, _| {}).await;
+    assert_eq!(run.result.stop, StopReason::TokenLimit);
+    assert_eq!(run.result.steps, 1);
+}
+
+#[tokio::test]
+async fn context_length_errors_shrink_max_tokens_then_end() {
+    let too_long = || {
+        Reply::status(
+            400,
+            "{\"error\": {\"message\": \"This model's maximum context length is 32768 tokens\"}}",
+        )
+    };
+    let server = FakeLlm::start(vec![too_long(), Reply::calls(&[("submit", "{}")])], None);
+    let run = episode(&server, |_, s| s.max_tokens = Some(32_768)).await;
+    assert_eq!(run.result.stop, StopReason::Submitted);
+    let reqs = server.requests();
+    assert_eq!(
+        (
+            reqs[0]["max_tokens"].as_u64(),
+            reqs[1]["max_tokens"].as_u64()
+        ),
+        (Some(32_768), Some(16_384))
+    );
+
+    let server = FakeLlm::start(vec![], Some(too_long()));
+    let run = episode(&server, |_, s| s.max_tokens = Some(8192)).await;
+    assert_eq!(run.result.stop, StopReason::ContextLength);
+}
