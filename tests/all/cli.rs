@@ -7,6 +7,11 @@ fn bin() -> Command {
     crate::common::runtime();
     let mut c = Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
     c.stdin(Stdio::null());
+    // Tests that change HOME must still use the shared runtime cache.
+    c.env(
+        "LLM_IN_SANDBOX_CACHE",
+        llm_in_sandbox::artifacts::cache_root(None),
+    );
     c
 }
 
@@ -164,5 +169,112 @@ fn exec_bash_keeps_state_in_the_workspace_and_prints_observations() {
     assert_eq!(
         text(&o.stdout),
         "Exit code: 2\n[STDOUT]\nn.txt\n[STDERR]\nls: cannot access 'nope': No such file or directory\n"
+    );
+}
+
+#[test]
+fn run_solves_a_task_against_a_fake_endpoint_and_saves_results() {
+    use crate::fake_llm::{FakeLlm, Reply};
+    let server = FakeLlm::start(
+        vec![
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "wc -l < /testbed/input/rows.txt > /testbed/output/answer.txt"}"#,
+            )]),
+            Reply::calls(&[("submit", "{}")]),
+        ],
+        None,
+    );
+    let input = tempfile::tempdir().unwrap();
+    std::fs::write(input.path().join("rows.txt"), "a\nb\nc\n").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = run(bin()
+        .args([
+            "run",
+            "--query",
+            "How many rows?",
+            "--llm-base-url",
+            &server.url,
+            "--llm_name",
+            "m",
+        ])
+        .arg("--input-dir")
+        .arg(input.path())
+        .arg("--output_dir")
+        .arg(out.path()));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "3\n");
+    assert!(
+        text(&o.stderr).contains("execute_bash"),
+        "{}",
+        text(&o.stderr)
+    );
+    let run_dir = std::fs::read_dir(out.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert_eq!(
+        std::fs::read_to_string(run_dir.join("output/answer.txt")).unwrap(),
+        "3\n"
+    );
+    let t: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("trajectory.json")).unwrap()).unwrap();
+    assert_eq!(t["problem_statement"], "How many rows?");
+    assert_eq!(t["steps"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn run_without_an_endpoint_says_how_to_give_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(bin()
+        .args(["run", "--query", "x"])
+        .current_dir(dir.path())
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("LLM_IN_SANDBOX_CONFIG")
+        .env("HOME", dir.path()));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("--llm-base-url") && err.contains("OPENAI_BASE_URL"),
+        "{err}"
+    );
+}
+
+#[test]
+fn run_reads_the_config_file() {
+    use crate::fake_llm::{FakeLlm, Reply};
+    let server = FakeLlm::start(vec![Reply::calls(&[("submit", "{}")])], None);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("llm-in-sandbox.yaml"),
+        format!(
+            "llm_name: from-config\nllm_base_url: {}\napi_key: sk-test\nmax_steps: 7\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    let o = run(bin()
+        .args(["run", "--query", "x"])
+        .current_dir(dir.path())
+        .env("HOME", dir.path()));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let reqs = server.requests();
+    assert_eq!(reqs[0]["model"], "from-config");
+    assert!(
+        reqs[0]["messages"]
+            .to_string()
+            .contains("Steps Remaining: 7")
+    );
+    std::fs::write(dir.path().join("bad.yaml"), "llm_nme: typo\n").unwrap();
+    let o = run(bin()
+        .args(["run", "--query", "x", "--config", "bad.yaml"])
+        .current_dir(dir.path()));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("unknown field `llm_nme`"),
+        "{}",
+        text(&o.stderr)
     );
 }

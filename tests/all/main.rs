@@ -4,6 +4,7 @@
 mod agent;
 mod cli;
 mod common;
+mod editor;
 mod escapes;
 mod fake_llm;
 mod limits;

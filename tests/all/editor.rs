@@ -1,0 +1,128 @@
+//! `str_replace_editor` as the model uses it, through the toolbox.
+
+use std::sync::Arc;
+
+use llm_in_sandbox::shell::{Shell, ShellSettings};
+use llm_in_sandbox::tools::Toolbox;
+use serde_json::json;
+
+use crate::common::sandbox;
+
+fn toolbox() -> Toolbox {
+    Toolbox::new(Shell::new(Arc::new(sandbox()), ShellSettings::default()).unwrap())
+}
+
+async fn edit(t: &mut Toolbox, args: serde_json::Value) -> (String, bool) {
+    let out = t.call("str_replace_editor", &args.to_string()).await;
+    (out.observation, out.error)
+}
+
+#[tokio::test]
+async fn create_view_replace_insert_undo() {
+    let mut t = toolbox();
+    let (o, err) = edit(&mut t, json!({"command": "create", "path": "/testbed/notes.md", "file_text": "alpha\nbeta\ngamma\n"})).await;
+    assert!(!err && o.contains("/testbed/notes.md"), "{o}");
+    let (o, err) = edit(
+        &mut t,
+        json!({"command": "create", "path": "notes.md", "file_text": "x"}),
+    )
+    .await;
+    assert!(err && o.contains("already exists"), "{o}");
+    let (o, _) = edit(
+        &mut t,
+        json!({"command": "view", "path": "/testbed/notes.md", "view_range": [2, -1]}),
+    )
+    .await;
+    assert!(o.ends_with("     2\tbeta\n     3\tgamma\n"), "{o}");
+    let (o, err) = edit(&mut t, json!({"command": "str_replace", "path": "/testbed/notes.md", "old_str": "beta", "new_str": "BETA"})).await;
+    assert!(!err && o.contains("     2\tBETA\n"), "{o}");
+    let (o, err) = edit(&mut t, json!({"command": "str_replace", "path": "/testbed/notes.md", "old_str": "a\n", "new_str": "A\n"})).await;
+    assert!(
+        err && o.contains("appears 2 times") && o.contains("lines [1, 3]"),
+        "{o}"
+    );
+    let (o, err) = edit(&mut t, json!({"command": "str_replace", "path": "/testbed/notes.md", "old_str": "delta", "new_str": ""})).await;
+    assert!(err && o.contains("did not appear verbatim"), "{o}");
+    let (_, err) = edit(&mut t, json!({"command": "insert", "path": "/testbed/notes.md", "insert_line": 0, "new_str": "top"})).await;
+    assert!(!err);
+    let ws = t.shell().sandbox().workspace();
+    assert_eq!(
+        ws.read_to_string("notes.md").unwrap(),
+        "top\nalpha\nBETA\ngamma\n"
+    );
+    let (_, err) = edit(
+        &mut t,
+        json!({"command": "undo_edit", "path": "/testbed/notes.md"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(
+        t.shell()
+            .sandbox()
+            .workspace()
+            .read_to_string("notes.md")
+            .unwrap(),
+        "alpha\nBETA\ngamma\n"
+    );
+    let (o, _) = edit(&mut t, json!({"command": "insert", "path": "/testbed/notes.md", "insert_line": 99, "new_str": "x"})).await;
+    assert!(o.contains("insert_line must be between 0 and 3"), "{o}");
+}
+
+#[tokio::test]
+async fn any_text_file_and_directories_can_be_viewed() {
+    let mut t = toolbox();
+    let ws = t.shell().sandbox().workspace();
+    ws.write("data/table.csv", "a,b\n1,2\n").unwrap();
+    ws.write("data/.hidden", "x").unwrap();
+    let (o, _) = edit(
+        &mut t,
+        json!({"command": "view", "path": "/testbed/data/table.csv"}),
+    )
+    .await;
+    assert!(o.contains("     1\ta,b\n     2\t1,2\n"), "{o}");
+    let (o, _) = edit(&mut t, json!({"command": "view", "path": "/testbed"})).await;
+    assert!(
+        o.contains("/testbed/data/\n/testbed/data/table.csv\n") && !o.contains(".hidden"),
+        "{o}"
+    );
+}
+
+#[tokio::test]
+async fn long_files_are_clipped_and_paths_outside_are_refused() {
+    let mut t = toolbox();
+    t.shell()
+        .sandbox()
+        .workspace()
+        .write("big.txt", "0123456789\n".repeat(5000))
+        .unwrap();
+    let (o, _) = edit(
+        &mut t,
+        json!({"command": "view", "path": "/testbed/big.txt"}),
+    )
+    .await;
+    assert!(
+        o.chars().count() < 10_200 && o.contains("response clipped"),
+        "{}",
+        o.len()
+    );
+    for path in [
+        "/etc/passwd",
+        "/testbed/../etc/passwd",
+        "/usr/local/lib/python315.zip",
+    ] {
+        let (o, err) = edit(&mut t, json!({"command": "view", "path": path})).await;
+        assert!(err && o.contains("outside the sandbox"), "{path}: {o}");
+    }
+    let (o, err) = edit(
+        &mut t,
+        json!({"command": "rewrite", "path": "/testbed/big.txt"}),
+    )
+    .await;
+    assert!(err && o.contains("Unknown command"), "{o}");
+    let (o, err) = edit(
+        &mut t,
+        json!({"command": "create", "path": "/testbed/x.txt"}),
+    )
+    .await;
+    assert!(err && o.contains("file_text"), "{o}");
+}
