@@ -11,7 +11,7 @@ use llm_in_sandbox::tools::Toolbox;
 use serde_json::Value;
 
 use crate::common::sandbox;
-use crate::fake_llm::{FakeLlm, Reply};
+use llm_in_sandbox::llm::fake::{FakeServer as FakeLlm, Reply};
 
 struct Run {
     result: EpisodeResult,
@@ -77,7 +77,7 @@ fn all_text(req: &Value) -> String {
 
 #[tokio::test]
 async fn a_scripted_episode_edits_runs_answers_and_submits() {
-    let server = FakeLlm::start(
+    let server = FakeLlm::scripted(
         vec![
             Reply::calls(&[(
                 "str_replace_editor",
@@ -90,7 +90,7 @@ async fn a_scripted_episode_edits_runs_answers_and_submits() {
             Reply::calls(&[("submit", "{}")]),
         ],
         None,
-    );
+    ).unwrap();
     let run = episode(&server, |_, _| {}).await;
     assert_eq!(run.result.stop, StopReason::Submitted);
     assert_eq!(run.result.answer.as_deref(), Some("42\n"));
@@ -155,7 +155,7 @@ async fn a_scripted_episode_edits_runs_answers_and_submits() {
 
 #[tokio::test]
 async fn tool_calls_written_in_content_work() {
-    let server = FakeLlm::start(
+    let server = FakeLlm::scripted(
         vec![
             Reply::text(
                 "I'll compute it.\n<tool_call>\n{\"name\": \"execute_bash\", \"arguments\": {\"command\": \"echo 42 > answer.txt\"}}\n</tool_call>",
@@ -163,7 +163,7 @@ async fn tool_calls_written_in_content_work() {
             Reply::text("Done.\n```json\n{\"name\": \"submit\", \"arguments\": {}}\n```"),
         ],
         None,
-    );
+    ).unwrap();
     let run = episode(&server, |_, _| {}).await;
     assert_eq!(run.result.stop, StopReason::Submitted);
     assert_eq!(run.result.answer.as_deref(), Some("42\n"));
@@ -186,7 +186,7 @@ async fn tool_calls_written_in_content_work() {
 
 #[tokio::test]
 async fn bad_calls_become_observations_and_the_episode_goes_on() {
-    let server = FakeLlm::start(
+    let server = FakeLlm::scripted(
         vec![
             Reply::calls(&[("execute_bash", "{\"command\": ")]),
             Reply::calls(&[("launch_rockets", "{}")]),
@@ -199,7 +199,8 @@ async fn bad_calls_become_observations_and_the_episode_goes_on() {
             Reply::calls(&[("submit", "{}")]),
         ],
         None,
-    );
+    )
+    .unwrap();
     let run = episode(&server, |_, _| {}).await;
     assert_eq!(run.result.stop, StopReason::Submitted);
     let reqs = server.requests();
@@ -229,13 +230,14 @@ async fn bad_calls_become_observations_and_the_episode_goes_on() {
 
 #[tokio::test]
 async fn rate_limits_are_retried_after_retry_after() {
-    let server = FakeLlm::start(
+    let server = FakeLlm::scripted(
         vec![
             Reply::status(429, "{\"error\": \"slow down\"}").header("Retry-After", "1"),
             Reply::calls(&[("submit", "{}")]),
         ],
         None,
-    );
+    )
+    .unwrap();
     let run = episode(&server, |_, _| {}).await;
     assert_eq!(run.result.stop, StopReason::Submitted);
     assert_eq!(server.requests().len(), 2);
@@ -253,13 +255,14 @@ async fn rate_limits_are_retried_after_retry_after() {
 
 #[tokio::test]
 async fn persistent_server_errors_end_the_episode_with_a_saved_trajectory() {
-    let server = FakeLlm::start(
+    let server = FakeLlm::scripted(
         vec![Reply::calls(&[(
             "execute_bash",
             "{\"command\": \"echo partial > p.txt\"}",
         )])],
         Some(Reply::status(500, "{\"error\": \"boom\"}")),
-    );
+    )
+    .unwrap();
     let run = episode(&server, |llm, _| llm.max_retries = 2).await;
     match &run.result.stop {
         StopReason::LlmError(msg) => assert!(
@@ -277,10 +280,11 @@ async fn persistent_server_errors_end_the_episode_with_a_saved_trajectory() {
 
 #[tokio::test]
 async fn a_hung_server_hits_the_request_timeout() {
-    let server = FakeLlm::start(
+    let server = FakeLlm::scripted(
         vec![],
         Some(Reply::calls(&[("submit", "{}")]).delayed(Duration::from_secs(20))),
-    );
+    )
+    .unwrap();
     let run = episode(&server, |llm, _| {
         llm.request_timeout = Duration::from_millis(500);
         llm.max_retries = 1;
@@ -295,22 +299,24 @@ async fn a_hung_server_hits_the_request_timeout() {
 
 #[tokio::test]
 async fn max_steps_and_token_limit_stop_the_episode() {
-    let server = FakeLlm::start(
+    let server = FakeLlm::scripted(
         vec![],
         Some(Reply::calls(&[(
             "execute_bash",
             "{\"command\": \"echo step\"}",
         )])),
-    );
+    )
+    .unwrap();
     let run = episode(&server, |_, s| s.max_steps = 3).await;
     assert_eq!(run.result.stop, StopReason::MaxSteps);
     assert_eq!(run.result.steps, 3);
     assert_eq!(server.requests().len(), 3);
 
-    let server = FakeLlm::start(
+    let server = FakeLlm::scripted(
         vec![],
         Some(Reply::calls(&[("execute_bash", "{\"command\": \"echo step\"}")]).with_usage(70_000)),
-    );
+    )
+    .unwrap();
     let run = episode(&server, |_, _| {}).await;
     assert_eq!(run.result.stop, StopReason::TokenLimit);
     assert_eq!(run.result.steps, 1);
@@ -324,7 +330,8 @@ async fn context_length_errors_shrink_max_tokens_then_end() {
             "{\"error\": {\"message\": \"This model's maximum context length is 32768 tokens\"}}",
         )
     };
-    let server = FakeLlm::start(vec![too_long(), Reply::calls(&[("submit", "{}")])], None);
+    let server =
+        FakeLlm::scripted(vec![too_long(), Reply::calls(&[("submit", "{}")])], None).unwrap();
     let run = episode(&server, |_, s| s.max_tokens = Some(32_768)).await;
     assert_eq!(run.result.stop, StopReason::Submitted);
     let reqs = server.requests();
@@ -336,7 +343,7 @@ async fn context_length_errors_shrink_max_tokens_then_end() {
         (Some(32_768), Some(16_384))
     );
 
-    let server = FakeLlm::start(vec![], Some(too_long()));
+    let server = FakeLlm::scripted(vec![], Some(too_long())).unwrap();
     let run = episode(&server, |_, s| s.max_tokens = Some(8192)).await;
     assert_eq!(run.result.stop, StopReason::ContextLength);
 }

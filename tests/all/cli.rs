@@ -174,8 +174,8 @@ fn exec_bash_keeps_state_in_the_workspace_and_prints_observations() {
 
 #[test]
 fn run_solves_a_task_against_a_fake_endpoint_and_saves_results() {
-    use crate::fake_llm::{FakeLlm, Reply};
-    let server = FakeLlm::start(
+    use llm_in_sandbox::llm::fake::{FakeServer as FakeLlm, Reply};
+    let server = FakeLlm::scripted(
         vec![
             Reply::calls(&[(
                 "execute_bash",
@@ -184,7 +184,8 @@ fn run_solves_a_task_against_a_fake_endpoint_and_saves_results() {
             Reply::calls(&[("submit", "{}")]),
         ],
         None,
-    );
+    )
+    .unwrap();
     let input = tempfile::tempdir().unwrap();
     std::fs::write(input.path().join("rows.txt"), "a\nb\nc\n").unwrap();
     let out = tempfile::tempdir().unwrap();
@@ -244,8 +245,8 @@ fn run_without_an_endpoint_says_how_to_give_one() {
 
 #[test]
 fn run_reads_the_config_file() {
-    use crate::fake_llm::{FakeLlm, Reply};
-    let server = FakeLlm::start(vec![Reply::calls(&[("submit", "{}")])], None);
+    use llm_in_sandbox::llm::fake::{FakeServer as FakeLlm, Reply};
+    let server = FakeLlm::scripted(vec![Reply::calls(&[("submit", "{}")])], None).unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("llm-in-sandbox.yaml"),

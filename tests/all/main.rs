@@ -6,7 +6,6 @@ mod cli;
 mod common;
 mod editor;
 mod escapes;
-mod fake_llm;
 mod limits;
 mod python;
 mod setup;
