@@ -12,6 +12,7 @@
 
 pub mod agent;
 pub mod artifacts;
+pub mod bench;
 pub mod config;
 pub mod llm;
 pub mod runtime;

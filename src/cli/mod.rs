@@ -2,6 +2,7 @@
 //! library's validated settings.
 
 mod bench;
+mod benchmark;
 mod run;
 
 use std::io::{IsTerminal, Read, Write};
@@ -69,6 +70,14 @@ enum Command {
     /// Example: llm-in-sandbox run --llm-base-url http://localhost:8000/v1 --llm-name Qwen3-8B
     ///          --query 'What is the 10th Fibonacci number?'
     Run(Box<run::RunArgs>),
+    /// Evaluate a model on a task set: many episodes at once, scores per domain, resumable,
+    /// shardable.
+    ///
+    /// Example: llm-in-sandbox benchmark --task demo --llm-base-url http://localhost:8000/v1
+    ///          --llm-name Qwen3-8B --num-workers 32
+    Benchmark(Box<benchmark::BenchmarkArgs>),
+    /// Join the results of several runs (e.g. shards) into one results.json.
+    Merge(benchmark::MergeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -120,8 +129,16 @@ impl GlobalArgs {
 
     /// Load the runtime, setting it up first if needed (and saying so on stderr).
     fn load_runtime(&self) -> anyhow::Result<Arc<Runtime>> {
+        self.load_runtime_for(0)
+    }
+
+    /// Like `load_runtime`, with room for at least `concurrent` live instances.
+    fn load_runtime_for(&self, concurrent: usize) -> anyhow::Result<Arc<Runtime>> {
         let setup = self.setup_options();
-        let config = RuntimeConfig::new(setup.cache_root.clone());
+        let mut config = RuntimeConfig::new(setup.cache_root.clone());
+        config.max_instances = config
+            .max_instances
+            .max(u32::try_from(concurrent.saturating_mul(2)).unwrap_or(u32::MAX));
         let progress = |msg: &str| eprintln!("llm-in-sandbox: {msg}");
         let runtime = llm_in_sandbox::load_runtime(&setup, &config, &progress)
             .context("cannot load the Python runtime")?;
@@ -137,6 +154,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Exec(args) => exec(&cli.global, args),
         Command::Bench(args) => bench::run(&cli.global, args),
         Command::Run(args) => run::run(&cli.global, *args),
+        Command::Benchmark(args) => benchmark::run(&cli.global, *args),
+        Command::Merge(args) => benchmark::merge(args),
     }
 }
 

@@ -38,6 +38,13 @@ pub struct RunArgs {
         value_name = "DIR"
     )]
     output_dir: PathBuf,
+    #[command(flatten)]
+    model: ModelArgs,
+}
+
+/// Model, episode and sandbox flags shared by `run` and `benchmark`.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
     /// Model name (config: llm_name).
     #[arg(long, alias = "llm_name", value_name = "MODEL")]
     llm_name: Option<String>,
@@ -84,13 +91,81 @@ pub struct RunArgs {
     max_retries: u32,
 }
 
+/// Settings resolved from flags, the config file and the environment.
+pub struct Resolved {
+    pub llm: LlmConfig,
+    pub episode: EpisodeSettings,
+    pub prompt_config: Option<PathBuf>,
+    pub command_timeout: Duration,
+    pub network: NetworkPolicy,
+}
+
+impl ModelArgs {
+    /// Flags win over the config file, which wins over OPENAI_* variables.
+    pub fn resolve(&self) -> anyhow::Result<Resolved> {
+        let file = config::load(self.config.as_deref())?;
+        let FileConfig {
+            llm_name,
+            llm_base_url,
+            api_key,
+            prompt_config,
+            temperature,
+            max_steps,
+            max_token_limit,
+            max_tokens,
+            extra_body,
+        } = file.map(|(_, c)| c).unwrap_or_default();
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let base_url = self
+            .llm_base_url
+            .clone()
+            .or(llm_base_url)
+            .or_else(|| env("OPENAI_BASE_URL"));
+        let (Some(base_url), Some(model)) = (base_url, self.llm_name.clone().or(llm_name)) else {
+            bail!("{NO_ENDPOINT}");
+        };
+        let mut llm = LlmConfig::new(base_url, model);
+        llm.api_key = self
+            .api_key
+            .clone()
+            .or(api_key)
+            .or_else(|| env("OPENAI_API_KEY"));
+        llm.temperature = self.temperature.or(temperature);
+        llm.request_timeout = Duration::from_secs_f64(self.request_timeout.max(1.0));
+        llm.max_retries = self.max_retries;
+        let extra: Option<Value> = match &self.extra_body {
+            Some(text) => {
+                Some(serde_json::from_str(text).context("--extra-body is not valid JSON")?)
+            }
+            None => extra_body,
+        };
+        match extra {
+            Some(Value::Object(map)) => llm.extra_body = map,
+            Some(_) => bail!("--extra-body must be a JSON object, e.g. '{{\"top_p\": 0.95}}'"),
+            None => llm.extra_body = Map::new(),
+        }
+        Ok(Resolved {
+            llm,
+            episode: EpisodeSettings {
+                max_steps: self.max_steps.or(max_steps).unwrap_or(100),
+                max_token_limit: self.max_token_limit.or(max_token_limit).unwrap_or(65_536),
+                max_tokens: self.max_tokens.or(max_tokens),
+                ..EpisodeSettings::default()
+            },
+            prompt_config: self.prompt_config.clone().or(prompt_config),
+            command_timeout: Duration::from_secs_f64(self.command_timeout.max(0.1)),
+            network: NetworkPolicy::allow(&self.allow_net)?,
+        })
+    }
+}
+
 const NO_ENDPOINT: &str = "no LLM endpoint configured. Give one with\n  \
     --llm-base-url http://HOST:PORT/v1 --llm-name MODEL [--api-key KEY]\n\
     or set OPENAI_BASE_URL (and OPENAI_API_KEY), or write llm_base_url and llm_name into \
     ./llm-in-sandbox.yaml or ~/.llm-in-sandbox/config.yaml";
 
 /// Seconds since the epoch as `YYYYMMDD-HHMMSS` (UTC), for folder names.
-fn timestamp() -> String {
+pub fn timestamp() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -152,57 +227,26 @@ fn copy_out(dir: &cap_std::fs::Dir, rel: &str, to: &Path) -> anyhow::Result<()> 
 }
 
 pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
-    let file = config::load(args.config.as_deref())?;
-    let cfg = file.as_ref().map(|(_, c)| c.clone()).unwrap_or_default();
-    let FileConfig {
-        llm_name,
-        llm_base_url,
-        api_key,
+    let Resolved {
+        llm,
+        episode,
         prompt_config,
-        temperature,
-        max_steps,
-        max_token_limit,
-        max_tokens,
-        extra_body,
-    } = cfg;
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let base_url = args
-        .llm_base_url
-        .or(llm_base_url)
-        .or_else(|| env("OPENAI_BASE_URL"));
-    let (Some(base_url), Some(model)) = (base_url, args.llm_name.or(llm_name)) else {
-        bail!("{NO_ENDPOINT}");
-    };
-    let mut llm = LlmConfig::new(base_url, model);
-    llm.api_key = args.api_key.or(api_key).or_else(|| env("OPENAI_API_KEY"));
-    llm.temperature = args.temperature.or(temperature);
-    llm.request_timeout = Duration::from_secs_f64(args.request_timeout.max(1.0));
-    llm.max_retries = args.max_retries;
-    let extra: Option<Value> = match &args.extra_body {
-        Some(text) => Some(serde_json::from_str(text).context("--extra-body is not valid JSON")?),
-        None => extra_body,
-    };
-    match extra {
-        Some(Value::Object(map)) => llm.extra_body = map,
-        Some(_) => bail!("--extra-body must be a JSON object, e.g. '{{\"top_p\": 0.95}}'"),
-        None => llm.extra_body = Map::new(),
-    }
-
+        command_timeout: timeout,
+        network,
+    } = args.model.resolve()?;
     let mut prompts = Prompts {
         input_dir: "/testbed/input".into(),
         output_dir: "/testbed/output".into(),
         answer_file: "/testbed/output/answer.txt".into(),
         ..Prompts::default()
     };
-    if let Some(p) = args.prompt_config.or(prompt_config) {
+    if let Some(p) = prompt_config {
         prompts = prompts.load(&p)?;
     }
     let settings = EpisodeSettings {
-        max_steps: args.max_steps.or(max_steps).unwrap_or(100),
-        max_token_limit: args.max_token_limit.or(max_token_limit).unwrap_or(65_536),
-        max_tokens: args.max_tokens.or(max_tokens),
         answer_file: prompts.answer_file.clone(),
         prompts,
+        ..episode
     };
 
     let run_dir = args.output_dir.join(timestamp());
@@ -213,7 +257,6 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("llm-in-sandbox: {n} input files copied to /testbed/input/");
     }
     let runtime = global.load_runtime()?;
-    let timeout = Duration::from_secs_f64(args.command_timeout.max(0.1));
     let sandbox = Sandbox::builder(runtime)
         .workspace(workspace)
         .limits(Limits {
@@ -225,7 +268,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
         Arc::new(sandbox),
         ShellSettings {
             timeout,
-            network: NetworkPolicy::allow(&args.allow_net)?,
+            network,
             ..ShellSettings::default()
         },
     )?;

@@ -146,7 +146,7 @@ impl FakeServer {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
                 let (seen, responder) = (seen.clone(), responder.clone());
-                std::thread::spawn(move || serve(stream, &seen, &*responder));
+                std::thread::spawn(move || serve(stream, &seen, &responder));
             }
         });
         Ok(FakeServer { url, requests })

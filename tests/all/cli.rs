@@ -279,3 +279,73 @@ fn run_reads_the_config_file() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn benchmark_reports_bad_rows_by_line_and_runs_the_rest() {
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+    let server = FakeServer::start(Box::new(|req: &serde_json::Value| {
+        if req["messages"].to_string().contains("\"role\":\"tool\"") {
+            Reply::calls(&[("submit", "{}")])
+        } else {
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "echo 42 > /testbed/answer.txt"}"#,
+            )])
+        }
+    }))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.jsonl");
+    std::fs::write(
+        &data,
+        "{\"id\": 1, \"domain\": \"math\", \"problem_statement\": \"6*7?\", \"ground_truth\": \"42\"}\n{\"id\": 2, \"problem_statement\": \"x\"}\n{oops\n{\"id\": 3, \"domain\": \"math\", \"problem_statement\": \"40+3?\", \"ground_truth\": \"43\"}\n",
+    )
+    .unwrap();
+    let o = run(bin()
+        .args([
+            "benchmark",
+            "--scorer",
+            "numeric",
+            "--num_workers",
+            "64",
+            "--llm-base-url",
+            &server.url,
+            "--llm-name",
+            "m",
+        ])
+        .arg("--data")
+        .arg(&data)
+        .arg("--output-dir")
+        .arg(dir.path().join("runs")));
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("bad row at line 2: missing field `ground_truth`"),
+        "{err}"
+    );
+    assert!(err.contains("bad row at line 3: not valid JSON"), "{err}");
+    assert!(
+        !err.contains("compiling"),
+        "a bigger pool must not force a recompile: {err}"
+    );
+    let out = text(&o.stdout);
+    assert!(out.contains("math") && out.contains("50.0%"), "{out}");
+    let o = run(bin()
+        .args([
+            "benchmark",
+            "--bad-rows",
+            "stop",
+            "--llm-base-url",
+            &server.url,
+            "--llm-name",
+            "m",
+        ])
+        .arg("--data")
+        .arg(&data));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("2 bad rows"),
+        "{}",
+        text(&o.stderr)
+    );
+}

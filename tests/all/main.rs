@@ -2,6 +2,7 @@
 //! per test run and shared by every test (see `common::runtime`).
 
 mod agent;
+mod benchmark;
 mod cli;
 mod common;
 mod editor;

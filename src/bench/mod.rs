@@ -1,0 +1,84 @@
+//! `benchmark`: evaluate a model on a task set, many episodes at once, with scores per domain,
+//! resumable runs and shards.
+
+pub mod dataset;
+pub mod report;
+pub mod runner;
+pub mod score;
+
+pub use dataset::{Row, RowError, TaskSpec, parse_jsonl};
+pub use runner::{BenchOutcome, BenchSettings, Mode, Shard};
+pub use score::{Score, Scorer};
+
+/// Task sets shipped with the project (`tasks/*.jsonl`): name, JSONL, default scorer.
+pub const BUILTIN_TASKS: &[(&str, &str, &str)] = &[
+    ("math", include_str!("../../tasks/math.jsonl"), "math"),
+    (
+        "physics",
+        include_str!("../../tasks/physics.jsonl"),
+        "numeric",
+    ),
+    (
+        "chemistry",
+        include_str!("../../tasks/chemistry.jsonl"),
+        "numeric",
+    ),
+    (
+        "biomedicine",
+        include_str!("../../tasks/biomedicine.jsonl"),
+        "numeric",
+    ),
+    (
+        "long_context",
+        include_str!("../../tasks/long_context.jsonl"),
+        "exact",
+    ),
+    (
+        "instruction_following",
+        include_str!("../../tasks/instruction_following.jsonl"),
+        "exact",
+    ),
+    (
+        "demo",
+        concat!(
+            include_str!("../../tasks/math.jsonl"),
+            include_str!("../../tasks/physics.jsonl"),
+            include_str!("../../tasks/chemistry.jsonl"),
+            include_str!("../../tasks/biomedicine.jsonl"),
+            include_str!("../../tasks/long_context.jsonl"),
+            include_str!("../../tasks/instruction_following.jsonl"),
+        ),
+        "exact",
+    ),
+];
+
+/// Join the `results.jsonl` of several run folders (e.g. shards) into `out`, and write the same
+/// `results.json` one unsharded run would have. Rows present twice are kept once.
+///
+/// # Errors
+/// I/O errors.
+pub fn merge(
+    dirs: &[std::path::PathBuf],
+    out: &std::path::Path,
+) -> std::io::Result<serde_json::Value> {
+    use std::io::Write;
+    let mut all = Vec::new();
+    let mut config = serde_json::Value::Null;
+    for d in dirs {
+        all.extend(report::read_results(&d.join("results.jsonl")));
+        if config.is_null()
+            && let Ok(text) = std::fs::read_to_string(d.join("config.json"))
+        {
+            config = serde_json::from_str(&text).unwrap_or_default();
+        }
+    }
+    all.sort_by(|a, b| a.key.cmp(&b.key));
+    all.dedup_by(|a, b| a.key == b.key);
+    std::fs::create_dir_all(out)?;
+    let mut f = std::fs::File::create(out.join("results.jsonl"))?;
+    for r in &all {
+        writeln!(f, "{}", serde_json::to_string(r).unwrap_or_default())?;
+    }
+    std::fs::write(out.join("config.json"), serde_json::to_vec_pretty(&config)?)?;
+    runner::finish(out, &config)
+}

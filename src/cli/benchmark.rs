@@ -1,0 +1,203 @@
+//! `llm-in-sandbox benchmark` and `merge`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, ValueEnum};
+
+use llm_in_sandbox::bench::{self, BenchSettings, Mode, Scorer, Shard, TaskSpec, parse_jsonl};
+
+use super::run::{ModelArgs, Resolved};
+use super::{GlobalArgs, tokio_runtime};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ModeArg {
+    Sandbox,
+    Llm,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum BadRows {
+    /// Report bad rows with their line numbers and run the others.
+    Skip,
+    /// Report bad rows and stop before running anything.
+    Stop,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchmarkArgs {
+    /// A shipped task set (math, physics, chemistry, biomedicine, long_context,
+    /// instruction_following, demo) or a task directory (config.yaml, data, optional reward.py).
+    #[arg(long, value_name = "NAME|DIR", required_unless_present = "data")]
+    task: Option<String>,
+    /// A bare JSONL file of rows {id, domain, problem_statement, ground_truth, input_files}.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "task")]
+    data: Option<PathBuf>,
+    /// Scorer for --data: exact, numeric, choice or math.
+    #[arg(long, default_value = "exact")]
+    scorer: String,
+    /// sandbox: the model works with tools in a sandbox; llm: one plain completion with the
+    /// documents pasted into the prompt.
+    #[arg(long, value_enum, default_value = "sandbox")]
+    mode: ModeArg,
+    /// Episodes at once.
+    #[arg(long, alias = "num_workers", default_value_t = 8, value_name = "N")]
+    num_workers: usize,
+    /// First row (0-based, inclusive).
+    #[arg(long, alias = "start_id", default_value_t = 0, value_name = "N")]
+    start_id: usize,
+    /// Last row (exclusive).
+    #[arg(long, alias = "end_id", value_name = "N")]
+    end_id: Option<usize>,
+    /// Attempts per row (e.g. 16 for AIME-style averaging).
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    repeat: u32,
+    /// Run only slice I of N (0-based). Default: from JOB_COMPLETION_INDEX/JOB_COMPLETIONS
+    /// (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else all rows.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Continue the run in this folder, skipping rows already in its results.jsonl.
+    #[arg(long, value_name = "DIR")]
+    resume: Option<PathBuf>,
+    /// Where runs go: <timestamp>_<task>_<model>_<mode>/.
+    #[arg(long, alias = "output_dir", default_value = "runs", value_name = "DIR")]
+    output_dir: PathBuf,
+    /// What to do with malformed rows.
+    #[arg(long, value_enum, default_value = "skip")]
+    bad_rows: BadRows,
+    #[command(flatten)]
+    model: ModelArgs,
+}
+
+fn safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode> {
+    let task = match (&args.task, &args.data) {
+        (_, Some(file)) => {
+            let scorer = Scorer::by_name(&args.scorer).with_context(|| {
+                format!("unknown scorer {:?}; use {}", args.scorer, Scorer::NAMES)
+            })?;
+            TaskSpec::from_data(file, scorer)?
+        }
+        (Some(t), None) if std::path::Path::new(t).is_dir() => TaskSpec::from_dir(t.as_ref())?,
+        (Some(t), None) => TaskSpec::builtin(t)?,
+        (None, None) => bail!("give --task NAME|DIR or --data FILE.jsonl"),
+    };
+    let (rows, errors) = parse_jsonl(&task.data);
+    for e in &errors {
+        eprintln!("llm-in-sandbox: bad row at line {}: {}", e.line, e.message);
+    }
+    if !errors.is_empty() && matches!(args.bad_rows, BadRows::Stop) {
+        bail!(
+            "{} bad rows; fix them or pass --bad-rows skip",
+            errors.len()
+        );
+    }
+    if rows.is_empty() {
+        bail!("no usable rows in task {}", task.name);
+    }
+    let Resolved {
+        llm,
+        episode,
+        prompt_config,
+        command_timeout,
+        network: _,
+    } = args.model.resolve()?;
+    let mut task = task;
+    if task.prompt_config.is_none() {
+        task.prompt_config = prompt_config;
+    }
+    let shard = match &args.shard {
+        Some(s) => Some(
+            Shard::parse(s).with_context(|| format!("--shard {s:?}: give I/N with 0 <= I < N"))?,
+        ),
+        None => Shard::from_env(),
+    };
+    let mode = match args.mode {
+        ModeArg::Sandbox => Mode::Sandbox,
+        ModeArg::Llm => Mode::Llm,
+    };
+    let run_dir = match &args.resume {
+        Some(d) => d.clone(),
+        None => {
+            let mut name = format!(
+                "{}_{}_{}_{}",
+                super::run::timestamp(),
+                safe(&task.name),
+                safe(&llm.model),
+                mode.name()
+            );
+            if let Some(s) = shard {
+                name.push_str(&format!("_shard{}of{}", s.index, s.count));
+            }
+            args.output_dir.join(name)
+        }
+    };
+    let runtime = global.load_runtime_for(args.num_workers)?;
+    eprintln!(
+        "llm-in-sandbox: {} rows x {} from task {} with {} ({} mode, {} workers) -> {}",
+        rows.len(),
+        args.repeat,
+        task.name,
+        llm.model,
+        mode.name(),
+        args.num_workers,
+        run_dir.display()
+    );
+    let settings = BenchSettings {
+        mode,
+        workers: args.num_workers,
+        start: args.start_id,
+        end: args.end_id,
+        repeat: args.repeat,
+        shard,
+        run_dir: run_dir.clone(),
+        llm,
+        episode,
+        command_timeout,
+        progress: true,
+    };
+    let outcome = tokio_runtime()?.block_on(bench::runner::run(runtime, &task, rows, settings))?;
+    if outcome.resumed > 0 {
+        eprintln!(
+            "llm-in-sandbox: {} rows were already done and skipped",
+            outcome.resumed
+        );
+    }
+    print!("{}", bench::report::table(&outcome.summary));
+    println!("results: {}", run_dir.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Run folders to join (e.g. the shards of one run).
+    #[arg(required = true, value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Folder for the merged results.
+    #[arg(long, short = 'o', default_value = "merged", value_name = "DIR")]
+    output: PathBuf,
+}
+
+pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    for d in &args.dirs {
+        if !d.join("results.jsonl").is_file() {
+            bail!("{} has no results.jsonl", d.display());
+        }
+    }
+    let summary = bench::merge(&args.dirs, &args.output)?;
+    print!("{}", bench::report::table(&summary));
+    println!("results: {}", args.output.display());
+    Ok(ExitCode::SUCCESS)
+}
