@@ -117,7 +117,13 @@ pub fn extract(text: &str) -> String {
 
 /// Lower case, single spaces, without surrounding `$`, `.` or quotes.
 pub fn normalize(s: &str) -> String {
-    let s = s.trim().trim_matches('$').trim();
+    let s = s.trim();
+    let s = s
+        .strip_suffix('.')
+        .unwrap_or(s)
+        .trim()
+        .trim_matches('$')
+        .trim();
     let s = s.strip_suffix('.').unwrap_or(s);
     let s = s.trim_matches(|c| c == '"' || c == '\'');
     s.split_whitespace()
