@@ -272,7 +272,7 @@ fn scripted_model(steps: usize) -> anyhow::Result<llm_in_sandbox::llm::fake::Fak
                 .map_or(0, |m| m.iter().filter(|m| m["role"] == "tool").count());
             if done + 1 >= steps {
                 Reply::calls(&[("submit", "{}")])
-            } else if done % 2 == 0 {
+            } else if done.is_multiple_of(2) {
                 Reply::calls(&[(
                     "execute_bash",
                     r#"{"command": "ls -la | head -5; echo 42 > /testbed/answer.txt"}"#,
