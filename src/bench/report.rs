@@ -147,9 +147,10 @@ pub fn svg(series: &[(&str, &Value)]) -> String {
     domains.dedup();
     domains.push("overall".into());
     let colors = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759"];
-    let (bar, gap, left, top, height) = (22.0, 18.0, 170.0, 40.0, 300.0);
+    let (bar, gap, left, top, height) =
+        (22.0, 18.0, 60.0, 30.0 + 16.0 * series.len() as f64, 300.0);
     let group = bar * series.len() as f64 + gap;
-    let width = left + group * domains.len() as f64 + 40.0;
+    let width = (left + group * domains.len() as f64 + 40.0).max(420.0);
     let mut out = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{:.0}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{left}\" y=\"22\" font-size=\"15\">Score per domain</text>\n",
         top + height + 90.0
@@ -195,13 +196,14 @@ pub fn svg(series: &[(&str, &Value)]) -> String {
     }
     for (j, (label, _)) in series.iter().enumerate() {
         out.push_str(&format!(
-            "<rect x=\"{:.0}\" y=\"10\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0}\" y=\"21\">{}</text>\n",
-            width - 150.0,
+            "<rect x=\"{:.0}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0}\" y=\"{}\">{}</text>\n",
+            width - 190.0,
+            8 + 16 * j,
             colors[j % colors.len()],
-            width - 134.0,
+            width - 174.0,
+            19 + 16 * j,
             esc(label)
         ));
-        let _ = j;
     }
     out.push_str("</svg>\n");
     out

@@ -172,12 +172,16 @@ const SYMBOLIC: &str = r#"
 import json, re, sys, sympy
 def conv(s):
     s = s.strip().strip('$')
-    s = re.sub(r'\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}', r'((\1)/(\2))', s)
-    s = re.sub(r'\\sqrt\{([^{}]*)\}', r'sqrt(\1)', s)
+    for _ in range(8):
+        t = re.sub(r'\\sqrt\{([^{}]*)\}', r'sqrt(\1)', s)
+        t = re.sub(r'\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}', r'((\1)/(\2))', t)
+        if t == s:
+            break
+        s = t
     for a, b in [('\\left', ''), ('\\right', ''), ('\\cdot', '*'), ('\\times', '*'), ('\\pi', 'pi'),
                  ('^', '**'), ('{', '('), ('}', ')'), ('\\', '')]:
         s = s.replace(a, b)
-    return sympy.sympify(s)
+    return sympy.sympify(s, locals={'e': sympy.E, 'E': sympy.E, 'pi': sympy.pi})
 a, b = json.loads(sys.stdin.read())
 try:
     print(1 if sympy.simplify(conv(a) - conv(b)) == 0 else 0)

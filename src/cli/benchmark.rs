@@ -201,3 +201,45 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     println!("results: {}", args.output.display());
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Run folders to compare (e.g. a sandbox-mode run and an llm-mode run of the same task).
+    #[arg(required = true, value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// The SVG file to write.
+    #[arg(
+        long,
+        short = 'o',
+        default_value = "comparison.svg",
+        value_name = "FILE"
+    )]
+    output: PathBuf,
+}
+
+pub fn plot(args: PlotArgs) -> anyhow::Result<ExitCode> {
+    let mut summaries = Vec::new();
+    for d in &args.dirs {
+        let text = std::fs::read_to_string(d.join("results.json")).with_context(|| {
+            format!(
+                "{} has no results.json (run or merge it first)",
+                d.display()
+            )
+        })?;
+        let summary: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}/results.json is not valid JSON", d.display()))?;
+        let c = &summary["config"];
+        let label = format!(
+            "{} {}",
+            c["model"].as_str().unwrap_or("?"),
+            c["mode"].as_str().unwrap_or("?")
+        );
+        summaries.push((label, summary));
+    }
+    let series: Vec<(&str, &serde_json::Value)> =
+        summaries.iter().map(|(l, s)| (l.as_str(), s)).collect();
+    std::fs::write(&args.output, bench::report::svg(&series))
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    println!("wrote {}", args.output.display());
+    Ok(ExitCode::SUCCESS)
+}

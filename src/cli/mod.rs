@@ -78,6 +78,8 @@ enum Command {
     Benchmark(Box<benchmark::BenchmarkArgs>),
     /// Join the results of several runs (e.g. shards) into one results.json.
     Merge(benchmark::MergeArgs),
+    /// Draw the score per domain of several runs side by side (e.g. sandbox vs llm mode) as SVG.
+    Plot(benchmark::PlotArgs),
 }
 
 #[derive(Debug, Args)]
@@ -156,6 +158,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&cli.global, *args),
         Command::Benchmark(args) => benchmark::run(&cli.global, *args),
         Command::Merge(args) => benchmark::merge(args),
+        Command::Plot(args) => benchmark::plot(args),
     }
 }
 

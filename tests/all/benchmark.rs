@@ -288,3 +288,35 @@ async fn three_shards_merged_equal_one_run() {
     assert_eq!(Shard::parse("2/3"), Some(Shard { index: 2, count: 3 }));
     assert_eq!(Shard::parse("3/3"), None);
 }
+
+#[tokio::test]
+async fn math_answers_compare_symbolically_in_wasm() {
+    use llm_in_sandbox::bench::{Row, Score};
+    let row = |truth: &str| Row {
+        id: "m".into(),
+        domain: "math".into(),
+        problem_statement: String::new(),
+        ground_truth: truth.into(),
+        input_files: Default::default(),
+        scorer: None,
+        extra: Default::default(),
+    };
+    let rt = runtime();
+    let score = |answer: &'static str, truth: &'static str| {
+        let rt = rt.clone();
+        async move { Scorer::Math.score(Some(answer), &row(truth), &rt).await }
+    };
+    assert_eq!(
+        score("so \\boxed{-2 + e}", "e - 2").await,
+        Score::Value(1.0)
+    );
+    assert_eq!(
+        score("\\boxed{\\frac{\\sqrt{2}}{2}}", "1/\\sqrt{2}").await,
+        Score::Value(1.0)
+    );
+    assert_eq!(
+        score("\\boxed{0.5}", "\\frac{1}{2}").await,
+        Score::Value(1.0)
+    );
+    assert_eq!(score("\\boxed{e - 3}", "e - 2").await, Score::Value(0.0));
+}

@@ -330,6 +330,30 @@ fn benchmark_reports_bad_rows_by_line_and_runs_the_rest() {
     );
     let out = text(&o.stdout);
     assert!(out.contains("math") && out.contains("50.0%"), "{out}");
+    let run_dir = std::fs::read_dir(dir.path().join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert!(
+        run_dir.to_string_lossy().ends_with("_d_m_sandbox"),
+        "{}",
+        run_dir.display()
+    );
+    let svg = dir.path().join("cmp.svg");
+    let o = run(bin()
+        .arg("plot")
+        .arg(&run_dir)
+        .arg(&run_dir)
+        .arg("-o")
+        .arg(&svg));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let svg = std::fs::read_to_string(svg).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.matches("m sandbox").count() == 2,
+        "{svg}"
+    );
     let o = run(bin()
         .args([
             "benchmark",
