@@ -26,6 +26,14 @@ pub struct BenchArgs {
     /// 10-step episode, and throughput and memory at 1, 16, 128 and 512 workers.
     #[arg(long)]
     episodes: bool,
+    /// Also load the stock snapshot (no pre-imported modules; compiled once if missing) and
+    /// compare imports against the preloaded one.
+    #[arg(long)]
+    stock: bool,
+    /// Also measure resident memory with this many sandboxes alive at once, each mid-call
+    /// (`time.sleep` in Python).
+    #[arg(long, value_name = "N")]
+    density: Option<usize>,
     /// The native Python used as the baseline.
     #[arg(long, default_value = NATIVE_PYTHON, value_name = "PROGRAM")]
     native_python: String,
@@ -84,7 +92,11 @@ fn repeat(n: usize, mut f: impl FnMut() -> anyhow::Result<Duration>) -> anyhow::
 
 pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
     let n = args.iterations.max(1);
-    let runtime = global.load_runtime_for(if args.episodes { 512 } else { 0 })?;
+    let concurrent = args
+        .density
+        .unwrap_or(0)
+        .max(if args.episodes { 512 } else { 0 });
+    let runtime = global.load_runtime_for(concurrent)?;
     let rt = tokio_runtime()?;
     let exe = std::env::current_exe().context("cannot find our own executable")?;
     let mut rows: Vec<Row> = Vec::new();
@@ -212,6 +224,58 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
             ours,
             Some((native_bash, "native bash -c")),
         ));
+    }
+
+    let preloaded_imports = repeat(n, in_process("import numpy, sympy; print(1)"))?;
+    rows.push((
+        format!(
+            "in-process fresh sandbox + `import numpy, sympy` (snapshot with {} imported)",
+            RuntimeConfig::new(".").preload.join(", ")
+        ),
+        preloaded_imports,
+        Some((native, "native process")),
+    ));
+    if args.stock {
+        let mut config = RuntimeConfig::new(llm_in_sandbox::artifacts::cache_root(
+            global.cache_dir.as_deref(),
+        ));
+        config.preload.clear();
+        let stock = Arc::new(Runtime::load(runtime.files().clone(), &config, &|m| {
+            eprintln!("  {m}")
+        })?);
+        let stock_run = |code: &'static str| {
+            let stock = stock.clone();
+            let rt = &rt;
+            move || -> anyhow::Result<Duration> {
+                let started = Instant::now();
+                let sandbox = Sandbox::builder(stock.clone()).build()?;
+                let r = rt.block_on(sandbox.python(&["-c".to_string(), code.to_string()], b""))?;
+                if r.exit_code != 0 {
+                    bail!("{code} failed: {}", r.stderr_text());
+                }
+                Ok(started.elapsed())
+            }
+        };
+        let stock_print = repeat(n, stock_run("print(1)"))?;
+        rows.push((
+            "stock snapshot: fresh sandbox + `print(1)`".into(),
+            stock_print,
+            Some((native, "native process")),
+        ));
+        let stock_imports = repeat(n.min(5), stock_run("import numpy, sympy; print(1)"))?;
+        rows.push((
+            "stock snapshot: fresh sandbox + `import numpy, sympy`".into(),
+            stock_imports,
+            None,
+        ));
+        rows.push((
+            "preloaded vs stock: `import numpy, sympy`".into(),
+            preloaded_imports,
+            Some((stock_imports, "stock")),
+        ));
+    }
+    if let Some(count) = args.density {
+        density(&runtime, &rt, count)?;
     }
 
     let cached = repeat(n.min(5), || {
@@ -428,5 +492,77 @@ fn throughput(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> anyhow::R
         );
     }
     println!();
+    Ok(())
+}
+
+/// Resident memory with `count` sandboxes alive at once, each inside a Python call.
+fn density(
+    runtime: &Arc<Runtime>,
+    rt: &tokio::runtime::Runtime,
+    count: usize,
+) -> anyhow::Result<()> {
+    let mut sandboxes = Vec::with_capacity(count);
+    let idle_before = rss_bytes();
+    for _ in 0..count {
+        sandboxes.push(Arc::new(Sandbox::builder(runtime.clone()).build()?));
+    }
+    let idle = rss_bytes().saturating_sub(idle_before);
+    let peak = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let (peak, stop) = (peak.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                peak.fetch_max(rss_bytes(), std::sync::atomic::Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let base = rss_bytes();
+    let results = rt.block_on(async {
+        let mut tasks = Vec::new();
+        for sb in &sandboxes {
+            let sb = sb.clone();
+            tasks.push(tokio::spawn(async move {
+                let args = [
+                    "-c".to_string(),
+                    "import time, numpy; a = numpy.ones(1000); time.sleep(4); print(a.sum())"
+                        .to_string(),
+                ];
+                sb.python(&args, b"").await
+            }));
+        }
+        let mut ok = 0usize;
+        for t in tasks {
+            if matches!(t.await, Ok(Ok(r)) if r.exit_code == 0) {
+                ok += 1;
+            }
+        }
+        ok
+    });
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = sampler.join();
+    let active = peak
+        .load(std::sync::atomic::Ordering::Relaxed)
+        .saturating_sub(base);
+    println!("\nDensity: {count} sandboxes alive at once ({results} calls succeeded):\n");
+    println!("| state | resident memory per sandbox | sandboxes per 24 GiB at that rate |");
+    println!("|---|---|---|");
+    let per = |bytes: u64| bytes as f64 / count.max(1) as f64;
+    for (name, bytes) in [
+        ("idle (workspace + /tmp, no call running)", idle),
+        ("active (mid-call: numpy loaded, sleeping)", active),
+    ] {
+        let p = per(bytes).max(1.0);
+        println!(
+            "| {name} | {:.2} MiB | {:.0} |",
+            p / 1048576.0,
+            24.0 * 1073741824.0 / p
+        );
+    }
+    println!();
+    if results < count {
+        bail!("only {results} of {count} concurrent calls succeeded");
+    }
     Ok(())
 }

@@ -64,6 +64,8 @@ def _lis_run(req, os, sys):
     # The snapshot froze the state of `random`; give every call its own seed.
     if "random" in sys.modules:
         sys.modules["random"].seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
     sys.argv = list(req["argv"])
     main = types.ModuleType("__main__")
     main.__dict__["__builtins__"] = __builtins__

@@ -6,6 +6,7 @@ mod cache;
 mod invocation;
 mod io;
 mod limits;
+mod preload;
 mod quota;
 
 use std::path::{Path, PathBuf};
@@ -60,6 +61,11 @@ pub struct RuntimeConfig {
     pub cache_root: PathBuf,
     /// How many instances may be live at once (pooling allocator slots). Default 256.
     pub max_instances: u32,
+    /// Modules imported into a pre-initialized snapshot made once at setup, so every call
+    /// starts with them loaded. Default `numpy, sympy` (or `$LLM_IN_SANDBOX_PRELOAD`, a comma
+    /// list; `none` for the stock snapshot). If the snapshot cannot be made, the stock one is
+    /// used and a message says why.
+    pub preload: Vec<String>,
 }
 
 impl RuntimeConfig {
@@ -68,8 +74,32 @@ impl RuntimeConfig {
         Self {
             cache_root: cache_root.into(),
             max_instances: 256,
+            preload: default_preload(),
         }
     }
+}
+
+fn default_preload() -> Vec<String> {
+    let spec = std::env::var("LLM_IN_SANDBOX_PRELOAD").unwrap_or_else(|_| "numpy,sympy".into());
+    parse_preload(&spec)
+}
+
+/// A comma list of module names; `none` or empty for none. Names that are not dotted Python
+/// identifiers are dropped (they end up in guest code).
+pub fn parse_preload(spec: &str) -> Vec<String> {
+    spec.split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && *m != "none")
+        .filter(|m| {
+            m.split('.').all(|p| {
+                p.chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// A directory the guest sees.
@@ -200,9 +230,9 @@ impl Runtime {
         progress: &(dyn Fn(&str) + Sync),
     ) -> Result<Runtime, RuntimeError> {
         let engine = Engine::new(&engine_config(cfg)).map_err(map_engine_err)?;
-        let key = cache::cache_key(&engine, files.snapshot_sha256(), ENGINE_SETTINGS);
-        let module =
-            cache::load_or_compile(&engine, &files.snapshot(), &key, &cfg.cache_root, progress)?;
+        let (wasm, identity) = Self::module_source(&engine, &files, cfg, progress)?;
+        let key = cache::cache_key(&engine, &identity, ENGINE_SETTINGS);
+        let module = cache::load_or_compile(&engine, &wasm, &key, &cfg.cache_root, progress)?;
         let mut linker: Linker<GuestState> = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
             .map_err(map_engine_err)?;
@@ -241,6 +271,65 @@ impl Runtime {
                 &hex::encode(sha2::Sha256::digest(DRIVER.as_bytes()))[..16]
             )),
         })
+    }
+
+    /// The module to run and its identity: the preloaded snapshot (made now if missing) or,
+    /// without preloads or when it cannot be made, the stock snapshot.
+    fn module_source(
+        engine: &Engine,
+        files: &RuntimeFiles,
+        cfg: &RuntimeConfig,
+        progress: &(dyn Fn(&str) + Sync),
+    ) -> Result<(PathBuf, String), RuntimeError> {
+        let stock = (files.snapshot(), files.snapshot_sha256().to_string());
+        if cfg.preload.is_empty() {
+            return Ok(stock);
+        }
+        let id = preload::key(files.snapshot_sha256(), &cfg.preload);
+        let dir = cfg.cache_root.join("preloaded");
+        let wasm = dir.join(format!("{id}.wasm"));
+        let compiled = cache::cwasm_path(
+            &cfg.cache_root,
+            &cache::cache_key(engine, &id, ENGINE_SETTINGS),
+        );
+        if compiled.is_file() || wasm.is_file() {
+            return Ok((wasm, id));
+        }
+        std::fs::create_dir_all(&dir).map_err(|source| RuntimeError::Io {
+            action: "create directory",
+            path: dir.clone(),
+            source,
+        })?;
+        let lock_path = dir.join(format!("{id}.lock"));
+        let lock = std::fs::File::create(&lock_path).and_then(|f| f.lock().map(|_| f));
+        let _lock = lock.map_err(|source| RuntimeError::Io {
+            action: "lock",
+            path: lock_path,
+            source,
+        })?;
+        if wasm.is_file() {
+            return Ok((wasm, id));
+        }
+        let failed = dir.join(format!("{id}.failed"));
+        let why = match std::fs::read_to_string(&failed) {
+            Ok(why) => why,
+            Err(_) => match preload::build(files, &cfg.preload, &wasm, progress) {
+                Ok(()) => return Ok((wasm, id)),
+                Err(e) => {
+                    // Remember the failure: retrying costs a minute on every start.
+                    let _ = std::fs::write(&failed, e.to_string());
+                    e.to_string()
+                }
+            },
+        };
+        progress(&format!(
+            "cannot make the snapshot with {} imported ({why}); using the stock snapshot, so \
+             those imports cost their full time on every call. Set LLM_IN_SANDBOX_PRELOAD to \
+             other modules or `none`, or delete {} to try again.",
+            cfg.preload.join(", "),
+            failed.display()
+        ));
+        Ok(stock)
     }
 
     /// The verified artifacts this runtime was loaded from.

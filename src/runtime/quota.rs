@@ -5,8 +5,9 @@
 //! capped elsewhere; writes to any other descriptor are counted, and once the budget is spent
 //! the call fails with `ENOSPC` ("No space left on device") as a full disk would.
 
-use wasmtime::{Caller, Linker};
+use wasmtime::{AsContextMut, Caller, Linker};
 use wasmtime_wasi::p1::wasi_snapshot_preview1 as p1;
+use wasmtime_wasi::p1::wasi_snapshot_preview1::WasiSnapshotPreview1;
 
 use super::GuestState;
 
@@ -67,7 +68,10 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
                     return Ok(ERRNO_NOSPC);
                 }
                 let memory = memory_of(&mut caller)?;
+                let fuel = caller.as_context_mut().hostcall_fuel();
                 let (data, state) = memory.data_and_store_mut(&mut caller);
+                // As wiggle's own wrapper does: without fuel the copy limit is 0 (ENOMEM).
+                state.wasi.set_hostcall_fuel(fuel);
                 let mut memory = wiggle::GuestMemory::Unshared(data);
                 p1::fd_write(&mut state.wasi, &mut memory, fd, iovs, count, nwritten).await
             })
@@ -83,7 +87,9 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
                     return Ok(ERRNO_NOSPC);
                 }
                 let memory = memory_of(&mut caller)?;
+                let fuel = caller.as_context_mut().hostcall_fuel();
                 let (data, state) = memory.data_and_store_mut(&mut caller);
+                state.wasi.set_hostcall_fuel(fuel);
                 let mut memory = wiggle::GuestMemory::Unshared(data);
                 p1::fd_pwrite(
                     &mut state.wasi,

@@ -1,0 +1,221 @@
+//! A pre-initialized module: the stock snapshot with chosen modules (numpy, sympy, ...) already
+//! imported, made once with `wasmtime-wizer` and cached. Every run still starts from a fresh
+//! copy-on-write instance of it; the driver re-seeds what the snapshot froze (random, numpy's
+//! global RNG) and resets env, cwd and argv on every call.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use wasmtime::{Config, Engine, Instance, Linker, Module, Store};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+use wasmtime_wizer::{InstanceState, SnapshotVal, ValType, Wizer};
+
+use super::RuntimeError;
+use crate::artifacts::RuntimeFiles;
+
+/// wasmtime-wizer's version (part of the cache key).
+const WIZER_VERSION: &str = "48.0.8";
+
+/// The identity of a preloaded module: stock snapshot + module list + tool version.
+pub(super) fn key(stock_sha256: &str, modules: &[String]) -> String {
+    let mut h = Sha256::new();
+    h.update(stock_sha256.as_bytes());
+    h.update(b"\0wizer ");
+    h.update(WIZER_VERSION.as_bytes());
+    for m in modules {
+        h.update(b"\0");
+        h.update(m.as_bytes());
+    }
+    hex::encode(&h.finalize()[..16])
+}
+
+struct State {
+    wasi: WasiP1Ctx,
+}
+
+struct Snapshotter<'a> {
+    store: &'a mut Store<State>,
+    instance: Instance,
+}
+
+impl InstanceState for Snapshotter<'_> {
+    async fn global_get(&mut self, name: &str, _: ValType) -> SnapshotVal {
+        let value = self
+            .instance
+            .get_global(&mut *self.store, name)
+            .map(|g| g.get(&mut *self.store));
+        match value {
+            Some(wasmtime::Val::I32(x)) => SnapshotVal::I32(x),
+            Some(wasmtime::Val::I64(x)) => SnapshotVal::I64(x),
+            Some(wasmtime::Val::F32(x)) => SnapshotVal::F32(x),
+            Some(wasmtime::Val::F64(x)) => SnapshotVal::F64(x),
+            Some(wasmtime::Val::V128(x)) => SnapshotVal::V128(x.as_u128()),
+            // wizer only asks for globals it exported itself, all of numeric type.
+            _ => SnapshotVal::I32(0),
+        }
+    }
+
+    async fn memory_contents(&mut self, name: &str, contents: impl FnOnce(&[u8]) + Send) {
+        match self.instance.get_memory(&mut *self.store, name) {
+            Some(m) => contents(m.data(&*self.store)),
+            None => contents(&[]),
+        }
+    }
+}
+
+fn err(what: &str) -> impl FnOnce(wasmtime::Error) -> RuntimeError + '_ {
+    move |e| RuntimeError::Compile(format!("{what}: {e:#}"))
+}
+
+/// Make the preloaded module at `out` (atomically). Runs the stock snapshot once with the
+/// runtime's directory layout, imports `modules`, and snapshots the memory.
+pub(super) fn build(
+    files: &RuntimeFiles,
+    modules: &[String],
+    out: &Path,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(), RuntimeError> {
+    let io = |action: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| RuntimeError::Io {
+            action,
+            path,
+            source,
+        }
+    };
+    let stock = std::fs::read(files.snapshot()).map_err(io("read", &files.snapshot()))?;
+    progress(&format!(
+        "making a snapshot with {} imported (once; about a minute and ~2 GiB of memory)",
+        modules.join(", ")
+    ));
+    let wizer = Wizer::new();
+    let (cx, instrumented) = wizer
+        .instrument(&stock)
+        .map_err(err("instrumenting the module"))?;
+    // A throwaway engine: this module runs once, so compile it as fast as possible.
+    let mut config = Config::new();
+    config
+        .wasm_exceptions(true)
+        .cranelift_opt_level(wasmtime::OptLevel::None)
+        .max_wasm_stack(8 << 20)
+        .async_stack_size(9 << 20);
+    let engine = Engine::new(&config).map_err(err("engine"))?;
+    let module =
+        Module::new(&engine, &instrumented).map_err(err("compiling the instrumented module"))?;
+    drop(instrumented);
+    let scratch = tempfile::tempdir().map_err(io("create", Path::new("temporary directory")))?;
+    let (ws, tmp) = (scratch.path().join("testbed"), scratch.path().join("tmp"));
+    for d in [&ws, &tmp] {
+        std::fs::create_dir_all(d).map_err(io("create", d))?;
+    }
+    let import = format!("import {}", modules.join(", "));
+    let run = async {
+        let mut b = WasiCtxBuilder::new();
+        // Real streams, as in every later run: the interpreter's stdio state is snapshotted too.
+        let (out, errs) = (
+            super::io::CappedOutput::new(1 << 20),
+            super::io::CappedOutput::new(1 << 20),
+        );
+        b.stdin(wasmtime_wasi::p2::pipe::MemoryInputPipe::new(Vec::new()))
+            .stdout(out.clone())
+            .stderr(errs.clone());
+        b.allow_blocking_current_thread(true)
+            .args(&["/usr/local/bin/python.wasm"])
+            .env("HOME", "/tmp")
+            .env("TMPDIR", "/tmp")
+            .env("MPLBACKEND", "Agg")
+            .env("PYTHONTZPATH", "");
+        // The same fd layout as every later run (see Runtime::turn).
+        for (host, guest, perms) in [
+            (files.lib_dir(), super::GUEST_LIB, FsPerms::ReadOnly),
+            (
+                files.mpl_data_dir(),
+                super::GUEST_MPL_DATA,
+                FsPerms::ReadOnly,
+            ),
+            (
+                ws.clone(),
+                crate::sandbox::GUEST_WORKSPACE,
+                FsPerms::ReadWrite,
+            ),
+            (tmp.clone(), crate::sandbox::GUEST_TMP, FsPerms::ReadWrite),
+        ] {
+            b.preopened_dir(&host, guest, perms)
+                .map_err(err("preopen"))?;
+        }
+        let mut store = Store::new(&engine, State { wasi: b.build_p1() });
+        let mut linker: Linker<State> = Linker::new(&engine);
+        wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
+            .map_err(err("linking WASI"))?;
+        linker
+            .func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 {
+                -1
+            })
+            .map_err(err("linking host::call"))?;
+        let instance = linker
+            .instantiate_async(&mut store, &module)
+            .await
+            .map_err(err("instantiating"))?;
+        let alloc = instance
+            .get_typed_func::<i32, i32>(&mut store, "host_alloc")
+            .map_err(err("host_alloc"))?;
+        let turn = instance
+            .get_typed_func::<(i32, i32), i32>(&mut store, "turn")
+            .map_err(err("turn"))?;
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| RuntimeError::Compile("the module exports no memory".into()))?;
+        let len = i32::try_from(import.len()).unwrap_or(0);
+        let ptr = alloc
+            .call_async(&mut store, len)
+            .await
+            .map_err(err("host_alloc"))?;
+        memory
+            .write(
+                &mut store,
+                usize::try_from(ptr).unwrap_or(0),
+                import.as_bytes(),
+            )
+            .map_err(|e| RuntimeError::Compile(format!("writing the import code: {e}")))?;
+        let rc = turn
+            .call_async(&mut store, (ptr, len))
+            .await
+            .map_err(err(&import))?;
+        if rc & 0xFF != 0 {
+            let (_, _) = out.take();
+            let (text, _) = errs.take();
+            return Err(RuntimeError::Compile(format!(
+                "`{import}` failed in the guest (status {rc}): {}",
+                String::from_utf8_lossy(&text).trim()
+            )));
+        }
+        wizer
+            .snapshot(
+                &cx,
+                &mut Snapshotter {
+                    store: &mut store,
+                    instance,
+                },
+            )
+            .await
+            .map_err(err("snapshotting"))
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(io("start", Path::new("async runtime")))?;
+    // A thread of its own, so this works whether or not the caller is inside a tokio runtime.
+    let bytes = std::thread::scope(|s| {
+        s.spawn(|| rt.block_on(run))
+            .join()
+            .unwrap_or_else(|_| Err(RuntimeError::Compile("the snapshot thread panicked".into())))
+    })?;
+    let partial: PathBuf = out.with_extension("partial");
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).map_err(io("create", dir))?;
+    }
+    std::fs::write(&partial, &bytes).map_err(io("write", &partial))?;
+    std::fs::rename(&partial, out).map_err(io("rename into", out))?;
+    Ok(())
+}
