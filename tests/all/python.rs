@@ -207,3 +207,14 @@ async fn matplotlib_renders_a_png() {
     let png = sb.workspace().read("p.png").unwrap();
     assert_eq!(&png[..4], b"\x89PNG");
 }
+
+#[tokio::test]
+async fn numpy_and_sympy_come_preloaded_and_state_does_not_leak() {
+    // The default runtime starts from a snapshot with numpy and sympy imported.
+    let r = code("import sys; print('numpy' in sys.modules, 'sympy' in sys.modules)").await;
+    assert_eq!(ok(&r), "True True\n");
+    // What one call changes in those modules is gone in the next call.
+    ok(&code("import numpy; numpy.LEAKED = 1; import os; os.environ['LEAK'] = '1'").await);
+    let r = code("import numpy, os; print(hasattr(numpy, 'LEAKED'), 'LEAK' in os.environ)").await;
+    assert_eq!(ok(&r), "False False\n");
+}
