@@ -46,6 +46,24 @@ const NATIVE_PYTHON: &str = if cfg!(target_os = "linux") {
     "python3"
 };
 
+/// A measurement: a fresh sandbox on `runtime` running `python3 -c CODE`.
+fn fresh_call<'a>(
+    rt: &'a tokio::runtime::Runtime,
+    runtime: &'a Arc<Runtime>,
+    code: &'static str,
+) -> impl FnMut() -> anyhow::Result<Duration> + 'a {
+    move || {
+        let started = Instant::now();
+        let sandbox = Sandbox::builder(runtime.clone()).build()?;
+        let r = rt.block_on(sandbox.python(&["-c".to_string(), code.to_string()], b""))?;
+        let elapsed = started.elapsed();
+        if r.exit_code != 0 {
+            bail!("{code} failed: {}", r.stderr_text());
+        }
+        Ok(elapsed)
+    }
+}
+
 /// A table row: what, its median, and an optional baseline to compare with.
 type Row = (String, Duration, Option<(Duration, &'static str)>);
 
@@ -126,21 +144,7 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
         Some((native, "native process")),
     ));
 
-    let in_process = |code: &'static str| {
-        let runtime = runtime.clone();
-        let rt = &rt;
-        move || -> anyhow::Result<Duration> {
-            let started = Instant::now();
-            let sandbox = Sandbox::builder(runtime.clone()).build()?;
-            let args = vec!["-c".to_string(), code.to_string()];
-            let r = rt.block_on(sandbox.python(&args, b""))?;
-            let elapsed = started.elapsed();
-            if r.exit_code != 0 {
-                bail!("{code} failed: {}", r.stderr_text());
-            }
-            Ok(elapsed)
-        }
-    };
+    let in_process = |code: &'static str| fresh_call(&rt, &runtime, code);
     let fresh = repeat(n, in_process("print(1)"))?;
     rows.push((
         "in-process fresh sandbox + `print(1)`".into(),
@@ -243,19 +247,7 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
         let stock = Arc::new(Runtime::load(runtime.files().clone(), &config, &|m| {
             eprintln!("  {m}")
         })?);
-        let stock_run = |code: &'static str| {
-            let stock = stock.clone();
-            let rt = &rt;
-            move || -> anyhow::Result<Duration> {
-                let started = Instant::now();
-                let sandbox = Sandbox::builder(stock.clone()).build()?;
-                let r = rt.block_on(sandbox.python(&["-c".to_string(), code.to_string()], b""))?;
-                if r.exit_code != 0 {
-                    bail!("{code} failed: {}", r.stderr_text());
-                }
-                Ok(started.elapsed())
-            }
-        };
+        let stock_run = |code: &'static str| fresh_call(&rt, &stock, code);
         let stock_print = repeat(n, stock_run("print(1)"))?;
         rows.push((
             "stock snapshot: fresh sandbox + `print(1)`".into(),
