@@ -207,15 +207,18 @@ pub(super) fn build(
             .await
             .map_err(err("snapshotting"))
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(io("start", Path::new("async runtime")))?;
-    // A thread of its own, so this works whether or not the caller is inside a tokio runtime.
+    // A thread (and runtime) of its own, so this works whether or not the caller is inside a
+    // tokio runtime: a runtime may be neither entered nor dropped from async code.
     let bytes = std::thread::scope(|s| {
-        s.spawn(|| rt.block_on(run))
-            .join()
-            .unwrap_or_else(|_| Err(RuntimeError::Compile("the snapshot thread panicked".into())))
+        s.spawn(|| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(io("start", Path::new("async runtime")))?
+                .block_on(run)
+        })
+        .join()
+        .unwrap_or_else(|_| Err(RuntimeError::Compile("the snapshot thread panicked".into())))
     })?;
     let partial: PathBuf = out.with_extension("partial");
     if let Some(dir) = out.parent() {
