@@ -101,6 +101,26 @@ pub struct BenchSettings {
     pub progress: bool,
 }
 
+impl BenchSettings {
+    /// Sandbox mode, 8 workers, every row once, no shard, default episode settings, 120 s per
+    /// command, no progress line.
+    pub fn new(llm: LlmConfig, run_dir: PathBuf) -> Self {
+        BenchSettings {
+            mode: Mode::Sandbox,
+            workers: 8,
+            start: 0,
+            end: None,
+            repeat: 1,
+            shard: None,
+            run_dir,
+            llm,
+            episode: EpisodeSettings::default(),
+            command_timeout: Duration::from_secs(120),
+            progress: false,
+        }
+    }
+}
+
 /// What a run produced.
 #[derive(Debug, Clone)]
 pub struct BenchOutcome {

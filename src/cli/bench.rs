@@ -409,7 +409,7 @@ fn episode_overhead(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> any
 }
 
 fn throughput(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> anyhow::Result<()> {
-    use llm_in_sandbox::bench::runner::{self, BenchSettings, Mode};
+    use llm_in_sandbox::bench::runner::{self, BenchSettings};
     use llm_in_sandbox::bench::{Scorer, TaskSpec, parse_jsonl};
     use llm_in_sandbox::llm::LlmConfig;
     let server = scripted_model(5)?;
@@ -436,17 +436,11 @@ fn throughput(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> anyhow::R
         };
         let dir = tempfile::tempdir()?;
         let settings = BenchSettings {
-            mode: Mode::Sandbox,
             workers,
-            start: 0,
-            end: None,
-            repeat: 1,
-            shard: None,
-            run_dir: dir.path().to_path_buf(),
-            llm: LlmConfig::new(&server.url, "fake"),
-            episode: Default::default(),
-            command_timeout: Duration::from_secs(120),
-            progress: false,
+            ..BenchSettings::new(
+                LlmConfig::new(&server.url, "fake"),
+                dir.path().to_path_buf(),
+            )
         };
         let idle = rss_bytes();
         let peak = Arc::new(std::sync::atomic::AtomicU64::new(idle));

@@ -64,7 +64,9 @@ impl Builtin for PythonCommand {
         env.sort();
         let stdin = ctx.stdin_bytes().unwrap_or_default().to_vec();
         let mut limits = self.sandbox.limits().clone();
-        let used = self.quota.refresh().total_bytes;
+        // Current without a walk: shell writes are charged as they happen and every Python run
+        // re-measures afterwards (below).
+        let used = self.quota.usage().total_bytes;
         limits.write_bytes = Some(self.quota.max_bytes().saturating_sub(used));
         if let Some(left) = ctx.remaining_deadline() {
             limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));

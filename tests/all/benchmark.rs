@@ -61,20 +61,13 @@ fn settings(server: &FakeServer, dir: &Path, workers: usize) -> BenchSettings {
     let mut llm = LlmConfig::new(&server.url, "fake");
     llm.retry_base = Duration::from_millis(10);
     BenchSettings {
-        mode: Mode::Sandbox,
         workers,
-        start: 0,
-        end: None,
-        repeat: 1,
-        shard: None,
-        run_dir: dir.to_path_buf(),
-        llm,
         episode: EpisodeSettings {
             max_steps: 5,
             ..EpisodeSettings::default()
         },
         command_timeout: Duration::from_secs(60),
-        progress: false,
+        ..BenchSettings::new(llm, dir.to_path_buf())
     }
 }
 
