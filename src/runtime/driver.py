@@ -1,21 +1,28 @@
 # Runs one `python3 ...` command inside a fresh instance of the snapshot, through its `turn`
 # export. `turn` has REPL semantics; this gives script semantics instead: sys.argv, cwd, env,
 # a clean __main__, tracebacks without our frames, and the exit status raised as SystemExit at
-# the end of the turn (whose result carries it). Compiled once per runtime, then marshalled.
-def _lis_main(req):
-    import os
-    import sys
+# the end of the turn (whose result carries it). The preloaded snapshot defines it (and has
+# the imports below done); with the stock snapshot it is marshalled and run on every call.
+# The request (JSON) comes through the host door, not as code: `turn` parses code slowly.
+import _host as _lis_host
+import atexit as _lis_atexit
+import json as _lis_json
+import os as _lis_os
+import sys as _lis_sys
+import types as _lis_types
 
+
+def _lis_main():
+    os, sys = _lis_os, _lis_sys
     status = 0
     try:
+        req = _lis_json.loads(_lis_host.call(b"request"))
         status = _lis_run(req, os, sys)
     except BaseException as e:  # noqa: BLE001 - the driver itself must never die silently
         sys.stderr.write("llm-in-sandbox driver error: %r\n" % (e,))
         status = 70
     try:
-        import atexit
-
-        atexit._run_exitfuncs()
+        _lis_atexit._run_exitfuncs()
     except BaseException:  # noqa: BLE001
         pass
     for stream in (sys.stdout, sys.stderr):
@@ -52,10 +59,14 @@ def _lis_trimmed(tb):
 
 
 def _lis_run(req, os, sys):
-    import types
-
-    os.environ.clear()
-    os.environ.update(req["env"])
+    # Make the environment exactly the request's, touching only what differs (each change is
+    # a WASI libc call).
+    env, environ = req["env"], os.environ
+    for key in [k for k in environ if k not in env]:
+        del environ[key]
+    for key, value in env.items():
+        if environ.get(key) != value:
+            environ[key] = value
     try:
         os.chdir(req["cwd"])
     except OSError as e:
@@ -69,7 +80,7 @@ def _lis_run(req, os, sys):
     if "numpy.random" in sys.modules:
         sys.modules["numpy.random"].seed(int.from_bytes(os.urandom(4), "little"))
     sys.argv = list(req["argv"])
-    main = types.ModuleType("__main__")
+    main = _lis_types.ModuleType("__main__")
     main.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = main
     mode = req["mode"]

@@ -3,6 +3,7 @@
 //! (copy-on-write memory from the snapshot), so runs never see each other's state.
 
 mod cache;
+mod door;
 mod invocation;
 mod io;
 mod limits;
@@ -135,6 +136,8 @@ struct GuestState {
     limiter: MemoryLimiter,
     /// Bytes the guest may still write to files in this run (`None`: no limit).
     write_budget: Option<u64>,
+    /// The driver's request, handed out once through the host door.
+    request: Option<Vec<u8>>,
 }
 
 /// Engine settings that are baked into compiled code; part of the cache key.
@@ -142,7 +145,11 @@ const ENGINE_SETTINGS: &str = "exceptions,gc-drc,epoch,cow,pooling,stack=8M,opt=
 /// How often the epoch advances: the granularity of deadlines.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
 const STACK: usize = 8 << 20;
+/// Written pages of a linear memory that a reset may restore in place instead of releasing.
+const KEEP_RESIDENT: usize = 64 << 20;
 const DRIVER: &str = include_str!("driver.py");
+/// The driver's code file name; its frames are dropped from tracebacks under this name.
+const DRIVER_FILENAME: &str = "<lis-driver>";
 const GUEST_LIB: &str = "/usr/local/lib";
 const GUEST_MPL_DATA: &str = "/usr/local/lib/python315.zip/matplotlib/mpl-data";
 
@@ -159,6 +166,8 @@ pub struct Runtime {
     driver: tokio::sync::OnceCell<String>,
     /// Where the marshalled driver is cached on disk (next to the compiled module).
     driver_cache: PathBuf,
+    /// Whether the module already defines the driver (the preloaded snapshot does).
+    driver_in_snapshot: bool,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -194,6 +203,15 @@ fn engine_config(cfg: &RuntimeConfig) -> Config {
         .max_core_instance_size(16 << 20)
         .max_tables_per_module(4)
         .max_unused_warm_slots(16);
+    // Where the kernel can tell which pages a finished instance wrote (PAGEMAP_SCAN, Linux
+    // 6.7+), put just those back from the image and keep them mapped: the next instance in
+    // the slot then starts without page faults. Without it, `keep_resident` would copy the
+    // whole prefix on every reset, so it stays off and pages are released with `madvise`.
+    if wasmtime::PoolingAllocationConfig::is_pagemap_scan_available() {
+        pool.pagemap_scan(wasmtime::Enabled::Yes)
+            .linear_memory_keep_resident(KEEP_RESIDENT)
+            .table_keep_resident(1 << 20);
+    }
     c.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool));
     c
 }
@@ -230,19 +248,15 @@ impl Runtime {
         progress: &(dyn Fn(&str) + Sync),
     ) -> Result<Runtime, RuntimeError> {
         let engine = Engine::new(&engine_config(cfg)).map_err(map_engine_err)?;
-        let (wasm, identity) = Self::module_source(&engine, &files, cfg, progress)?;
+        let (wasm, identity, driver_in_snapshot) =
+            Self::module_source(&engine, &files, cfg, progress)?;
         let key = cache::cache_key(&engine, &identity, ENGINE_SETTINGS);
         let module = cache::load_or_compile(&engine, &wasm, &key, &cfg.cache_root, progress)?;
         let mut linker: Linker<GuestState> = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
             .map_err(map_engine_err)?;
         quota::add_write_guard(&mut linker).map_err(map_engine_err)?;
-        // No host tools are bound: the guest's `host::call` answers -1 ("no host bound").
-        linker
-            .func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 {
-                -1
-            })
-            .map_err(map_engine_err)?;
+        door::add_to_linker(&mut linker).map_err(map_engine_err)?;
         let pre = linker.instantiate_pre(&module).map_err(map_engine_err)?;
         let stop_ticker = Arc::new(AtomicBool::new(false));
         let (stop, weak) = (stop_ticker.clone(), engine.weak());
@@ -266,6 +280,7 @@ impl Runtime {
             files,
             stop_ticker,
             driver: tokio::sync::OnceCell::new(),
+            driver_in_snapshot,
             driver_cache: cache::cwasm_path(&cfg.cache_root, &key).with_extension(format!(
                 "driver-{}.hex",
                 &hex::encode(sha2::Sha256::digest(DRIVER.as_bytes()))[..16]
@@ -273,15 +288,16 @@ impl Runtime {
         })
     }
 
-    /// The module to run and its identity: the preloaded snapshot (made now if missing) or,
-    /// without preloads or when it cannot be made, the stock snapshot.
+    /// The module to run, its identity and whether it defines the driver: the preloaded
+    /// snapshot (made now if missing) or, without preloads or when it cannot be made, the
+    /// stock snapshot.
     fn module_source(
         engine: &Engine,
         files: &RuntimeFiles,
         cfg: &RuntimeConfig,
         progress: &(dyn Fn(&str) + Sync),
-    ) -> Result<(PathBuf, String), RuntimeError> {
-        let stock = (files.snapshot(), files.snapshot_sha256().to_string());
+    ) -> Result<(PathBuf, String, bool), RuntimeError> {
+        let stock = (files.snapshot(), files.snapshot_sha256().to_string(), false);
         if cfg.preload.is_empty() {
             return Ok(stock);
         }
@@ -293,7 +309,7 @@ impl Runtime {
             &cache::cache_key(engine, &id, ENGINE_SETTINGS),
         );
         if compiled.is_file() || wasm.is_file() {
-            return Ok((wasm, id));
+            return Ok((wasm, id, true));
         }
         std::fs::create_dir_all(&dir).map_err(|source| RuntimeError::Io {
             action: "create directory",
@@ -308,13 +324,13 @@ impl Runtime {
             source,
         })?;
         if wasm.is_file() {
-            return Ok((wasm, id));
+            return Ok((wasm, id, true));
         }
         let failed = dir.join(format!("{id}.failed"));
         let why = match std::fs::read_to_string(&failed) {
             Ok(why) => why,
             Err(_) => match preload::build(files, &cfg.preload, &wasm, progress) {
-                Ok(()) => return Ok((wasm, id)),
+                Ok(()) => return Ok((wasm, id, true)),
                 Err(e) => {
                     // Remember the failure: retrying costs a minute on every start.
                     let _ = std::fs::write(&failed, e.to_string());
@@ -344,17 +360,22 @@ impl Runtime {
     /// memory cap, traps) is a [`RunResult`].
     pub async fn run(&self, req: RunRequest<'_>) -> Result<RunResult, RuntimeError> {
         let started = Instant::now();
-        let Some(request) = request_literal(&req) else {
+        let Some(request) = request_json(&req) else {
             return Ok(RunResult::usage(req.invocation, started));
         };
-        let driver = self
-            .driver
-            .get_or_try_init(|| self.compile_driver())
-            .await?;
-        let code = format!(
-            "exec(__import__('marshal').loads(bytes.fromhex({driver})), _lis_g := {{'__builtins__': __builtins__}}); _lis_g['_lis_main']({request})"
-        );
-        let mut result = self.turn(&code, &req, started).await?;
+        // The request goes through the host door (see door.rs), so the code is constant.
+        let code = if self.driver_in_snapshot {
+            "_lis_main()".to_string()
+        } else {
+            let driver = self
+                .driver
+                .get_or_try_init(|| self.compile_driver())
+                .await?;
+            format!(
+                "exec(__import__('marshal').loads(bytes.fromhex({driver})), _lis_g := {{'__builtins__': __builtins__}}); _lis_g['_lis_main']()"
+            )
+        };
+        let mut result = self.turn(&code, &req, Some(request), started).await?;
         result.duration = started.elapsed();
         Ok(result)
     }
@@ -386,7 +407,7 @@ impl Runtime {
 
     async fn compile_driver_in_guest(&self) -> Result<String, RuntimeError> {
         let code = format!(
-            "import marshal, sys; sys.stdout.write(marshal.dumps(compile({}, '<lis-driver>', 'exec')).hex()); sys.stdout.flush()",
+            "import marshal, sys; sys.stdout.write(marshal.dumps(compile({}, '{DRIVER_FILENAME}', 'exec')).hex()); sys.stdout.flush()",
             json_literal(DRIVER)
         );
         let req = RunRequest {
@@ -400,7 +421,7 @@ impl Runtime {
             },
             mounts: Vec::new(),
         };
-        let r = self.turn(&code, &req, Instant::now()).await?;
+        let r = self.turn(&code, &req, None, Instant::now()).await?;
         let hex = r.stdout_text();
         if r.exit_code != 0
             || r.outcome != Outcome::Exited
@@ -416,11 +437,13 @@ impl Runtime {
     }
 
     /// Run `code` through the snapshot's `turn` export in a fresh instance with `req`'s
-    /// environment, mounts, stdin and limits (`req.invocation` is not used here).
+    /// environment, mounts, stdin and limits (`req.invocation` is not used here); `request`
+    /// is what the host door answers, once.
     async fn turn(
         &self,
         code: &str,
         req: &RunRequest<'_>,
+        request: Option<Vec<u8>>,
         started: Instant,
     ) -> Result<RunResult, RuntimeError> {
         let limits = &req.limits;
@@ -454,6 +477,7 @@ impl Runtime {
             wasi: b.build_p1(),
             limiter: MemoryLimiter::new(limits.memory_bytes),
             write_budget: limits.write_bytes,
+            request,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
@@ -510,36 +534,6 @@ fn json_literal(s: &str) -> String {
     serde_json::Value::from(s).to_string()
 }
 
-/// A JSON value written as a Python literal (no `json` import needed in the guest).
-fn python_literal(v: &serde_json::Value, out: &mut String) {
-    use serde_json::Value;
-    match v {
-        Value::Null => out.push_str("None"),
-        Value::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
-        // JSON string escapes (\n, \", \\, \uXXXX) mean the same in a Python string literal.
-        Value::String(s) => out.push_str(&json_literal(s)),
-        Value::Array(items) => {
-            out.push('[');
-            for item in items {
-                python_literal(item, out);
-                out.push(',');
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (k, item) in map {
-                out.push_str(&json_literal(k));
-                out.push(':');
-                python_literal(item, out);
-                out.push(',');
-            }
-            out.push('}');
-        }
-    }
-}
-
 #[derive(Serialize)]
 struct DriverRequest<'a> {
     mode: &'static str,
@@ -551,9 +545,9 @@ struct DriverRequest<'a> {
     env: std::collections::BTreeMap<&'a str, &'a str>,
 }
 
-/// The request the driver reads, as a Python literal, or `None` for invocations answered
-/// without the guest.
-fn request_literal(req: &RunRequest<'_>) -> Option<String> {
+/// The request the driver reads through the host door, as JSON, or `None` for invocations
+/// answered without the guest.
+fn request_json(req: &RunRequest<'_>) -> Option<Vec<u8>> {
     let (mode, code, path, module, argv): (_, _, _, _, Vec<&str>) = match &req.invocation {
         Invocation::Code { code, args } => (
             "code",
@@ -598,7 +592,7 @@ fn request_literal(req: &RunRequest<'_>) -> Option<String> {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    let value = serde_json::to_value(DriverRequest {
+    serde_json::to_vec(&DriverRequest {
         mode,
         code,
         path,
@@ -607,8 +601,5 @@ fn request_literal(req: &RunRequest<'_>) -> Option<String> {
         cwd: &req.cwd,
         env,
     })
-    .ok()?;
-    let mut out = String::new();
-    python_literal(&value, &mut out);
-    Some(out)
+    .ok()
 }

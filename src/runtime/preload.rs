@@ -17,12 +17,13 @@ use crate::artifacts::RuntimeFiles;
 /// wasmtime-wizer's version (part of the cache key).
 const WIZER_VERSION: &str = "48.0.8";
 
-/// The identity of a preloaded module: stock snapshot + module list + tool version.
+/// The identity of a preloaded module: stock snapshot + module list + driver + tool version.
 pub(super) fn key(stock_sha256: &str, modules: &[String]) -> String {
     let mut h = Sha256::new();
     h.update(stock_sha256.as_bytes());
-    h.update(b"\0wizer secrets gc-freeze ");
+    h.update(b"\0wizer secrets runpy traceback driver gc-freeze ");
     h.update(WIZER_VERSION.as_bytes());
+    h.update(Sha256::digest(super::DRIVER.as_bytes()));
     for m in modules {
         h.update(b"\0");
         h.update(m.as_bytes());
@@ -109,12 +110,21 @@ pub(super) fn build(
     for d in [&ws, &tmp] {
         std::fs::create_dir_all(d).map_err(io("create", d))?;
     }
-    // Then move every object made so far out of the cyclic GC's reach: otherwise the first
-    // collection in each call walks all of numpy and sympy, costing ~15 ms and dirtying
-    // ~20 MiB of copy-on-write pages per instance.
+    // The driver is defined in the snapshot too (from a file: `turn` cuts long lines), so a
+    // call only has to call it. Then move every object made so far out of the cyclic GC's
+    // reach: otherwise the first collection in each call walks all of numpy and sympy, costing
+    // ~15 ms and dirtying ~20 MiB of copy-on-write pages per instance.
+    let driver_file = tmp.join("lis_driver.py");
+    std::fs::write(&driver_file, super::DRIVER).map_err(io("write", &driver_file))?;
     let import = format!(
-        "import {}\nimport secrets\nimport gc\ngc.collect()\ngc.freeze()",
-        modules.join(", ")
+        "import {}\nimport secrets, runpy, traceback\n\
+         with open('{tmp}/lis_driver.py') as _lis_f: exec(compile(_lis_f.read(), '{name}', 'exec'))\n\
+         del _lis_f\n\
+         import os; os.remove('{tmp}/lis_driver.py'); del os\n\
+         import gc\ngc.collect()\ngc.freeze()",
+        modules.join(", "),
+        tmp = crate::sandbox::GUEST_TMP,
+        name = super::DRIVER_FILENAME,
     );
     let run = async {
         let mut b = WasiCtxBuilder::new();

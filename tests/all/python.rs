@@ -218,3 +218,20 @@ async fn numpy_and_sympy_come_preloaded_and_state_does_not_leak() {
     let r = code("import numpy, os; print(hasattr(numpy, 'LEAKED'), 'LEAK' in os.environ)").await;
     assert_eq!(ok(&r), "False False\n");
 }
+
+#[tokio::test]
+async fn the_host_door_gives_user_code_nothing() {
+    // The driver takes its run request through `_host.call` once; user code calling the door
+    // afterwards is refused, so it can neither read nor replace the request.
+    let r = code(
+        "import _host\nfor frame in (b'request', b'x' * 100):\n    try:\n        print(_host.call(frame))\n    except ConnectionRefusedError:\n        print('refused')",
+    )
+    .await;
+    assert_eq!(ok(&r), "refused\nrefused\n", "{}", show(&r));
+    // Every call gets its own request, not a stale one.
+    let sb = sandbox();
+    for word in ["one", "two"] {
+        let r = py(&sb, &["-c", "import sys; print(sys.argv[1])", word]).await;
+        assert_eq!(ok(&r), format!("{word}\n"));
+    }
+}
