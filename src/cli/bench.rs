@@ -50,12 +50,13 @@ const NATIVE_PYTHON: &str = if cfg!(target_os = "linux") {
 fn fresh_call<'a>(
     rt: &'a tokio::runtime::Runtime,
     runtime: &'a Arc<Runtime>,
-    code: &'static str,
+    code: impl Into<String>,
 ) -> impl FnMut() -> anyhow::Result<Duration> + 'a {
+    let code: String = code.into();
     move || {
         let started = Instant::now();
         let sandbox = Sandbox::builder(runtime.clone()).build()?;
-        let r = rt.block_on(sandbox.python(&["-c".to_string(), code.to_string()], b""))?;
+        let r = rt.block_on(sandbox.python(&["-c".to_string(), code.clone()], b""))?;
         let elapsed = started.elapsed();
         if r.exit_code != 0 {
             bail!("{code} failed: {}", r.stderr_text());
@@ -234,7 +235,10 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
     rows.push((
         format!(
             "in-process fresh sandbox + `import numpy, sympy` (snapshot with {} imported)",
-            RuntimeConfig::new(".").preload.join(", ")
+            match runtime.preloaded() {
+                [] => "nothing".to_string(),
+                m => m.join(", "),
+            }
         ),
         preloaded_imports,
         Some((native, "native process")),
@@ -265,9 +269,7 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
             preloaded_imports,
             Some((stock_imports, "stock")),
         ));
-    }
-    if let Some(count) = args.density {
-        density(&runtime, &rt, count)?;
+        import_costs(&rt, &runtime, &stock, n)?;
     }
 
     let cached = repeat(n.min(5), || {
@@ -305,6 +307,11 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
     if args.episodes {
         episode_overhead(&runtime, &rt)?;
         throughput(&runtime, &rt)?;
+    }
+    // Last: thousands of live instances leave their slots' pages resident, which would skew
+    // whatever is measured after them.
+    if let Some(count) = args.density {
+        density(&runtime, &rt, count)?;
     }
 
     println!("| measurement | median | ratio |");
@@ -481,44 +488,130 @@ fn throughput(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> anyhow::R
     Ok(())
 }
 
-/// Resident memory with `count` episodes alive at once (sandbox + shell each), each inside a
-/// `python3` call made through its shell.
+/// What each candidate module costs to import on every call from the stock snapshot, against
+/// this runtime's snapshot: the measurement behind the default preload list.
+fn import_costs(
+    rt: &tokio::runtime::Runtime,
+    runtime: &Arc<Runtime>,
+    stock: &Arc<Runtime>,
+    n: usize,
+) -> anyhow::Result<()> {
+    let mut candidates =
+        llm_in_sandbox::runtime::parse_preload(llm_in_sandbox::runtime::DEFAULT_PRELOAD);
+    for extra in ["sklearn", "statsmodels.api"] {
+        if !candidates.iter().any(|m| m == extra) {
+            candidates.push(extra.to_string());
+        }
+    }
+    println!(
+        "\nImport cost per call (fresh sandbox + `import M`; snapshot here: {}):\n",
+        match runtime.preloaded() {
+            [] => "stock".to_string(),
+            m => m.join(", "),
+        }
+    );
+    println!("| module | stock snapshot | this snapshot | saved per call |");
+    println!("|---|---|---|---|");
+    for m in &candidates {
+        let code = format!("import {m}");
+        let cold = repeat(n.min(3), fresh_call(rt, stock, code.clone()))?;
+        let warm = repeat(n.min(10), fresh_call(rt, runtime, code))?;
+        println!(
+            "| {m} | {} | {} | {} |",
+            ms(cold),
+            ms(warm),
+            ms(cold.saturating_sub(warm))
+        );
+    }
+    println!();
+    Ok(())
+}
+
+/// Memory of this process, two ways.
+#[derive(Clone, Copy, Default)]
+struct Memory {
+    /// VmRSS: every mapped page, counted once per mapping. Each instance maps the snapshot
+    /// image copy-on-write, so a page of it read by N instances counts N times here.
+    rss: u64,
+    /// Proportional set size + page tables: each physical page once (shared pages divided
+    /// among their mappings), plus the page tables that map them. What the machine spends.
+    physical: u64,
+}
+
+impl Memory {
+    fn now() -> Memory {
+        let kb = |text: &str, key: &str| {
+            text.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .map_or(0, |kb| kb * 1024)
+        };
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
+        Memory {
+            rss: kb(&status, "VmRSS:"),
+            physical: kb(&rollup, "Pss:") + kb(&status, "VmPTE:"),
+        }
+    }
+
+    fn minus(self, base: Memory) -> Memory {
+        Memory {
+            rss: self.rss.saturating_sub(base.rss),
+            physical: self.physical.saturating_sub(base.physical),
+        }
+    }
+}
+
+/// Memory with `count` episodes alive at once (sandbox + shell each), each inside a `python3`
+/// call made through its shell. The active figure is read once every call has reached its
+/// `time.sleep` (each leaves a marker file in its workspace first).
 fn density(
     runtime: &Arc<Runtime>,
     rt: &tokio::runtime::Runtime,
     count: usize,
 ) -> anyhow::Result<()> {
     use llm_in_sandbox::shell::{Shell, ShellSettings};
+    const MARKER: &str = "lis-bench-started";
     let mut shells = Vec::with_capacity(count);
-    let idle_before = rss_bytes();
+    let mut sandboxes = Vec::with_capacity(count);
+    let before = Memory::now();
     for _ in 0..count {
         let sb = Arc::new(Sandbox::builder(runtime.clone()).build()?);
+        sandboxes.push(sb.clone());
         shells.push(Shell::new(sb, ShellSettings::default())?);
     }
-    let idle = rss_bytes().saturating_sub(idle_before);
-    let peak = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let sampler = {
-        let (peak, stop) = (peak.clone(), stop.clone());
-        std::thread::spawn(move || {
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                peak.fetch_max(rss_bytes(), std::sync::atomic::Ordering::Relaxed);
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        })
-    };
-    let base = rss_bytes();
-    let (results, alive) = rt.block_on(async {
-        let mut tasks = Vec::new();
-        for mut shell in shells {
-            tasks.push(tokio::spawn(async move {
+    let idle = Memory::now().minus(before);
+    let base = Memory::now();
+    let tasks: Vec<_> = shells
+        .into_iter()
+        .map(|mut shell| {
+            rt.spawn(async move {
                 let r = shell
-                    .exec("python3 -c 'import time, numpy; a = numpy.ones(1000); time.sleep(4); print(a.sum())'")
+                    .exec(&format!(
+                        "python3 -c 'import time, numpy; a = numpy.ones(1000); \
+                         open(\"{MARKER}\", \"w\").close(); time.sleep(8); print(a.sum())'"
+                    ))
                     .await;
                 // The episode stays alive after its call, for the "after" figure.
                 (r.exit_code == 0 && r.stdout == "1000.0\n", shell)
-            }));
+            })
+        })
+        .collect();
+    // Wait (up to a minute) until every call is inside its sleep, then read the memory.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut started = 0;
+    while Instant::now() < deadline {
+        started = sandboxes
+            .iter()
+            .filter(|sb| sb.workspace().exists(MARKER))
+            .count();
+        if started == count {
+            break;
         }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let active = Memory::now().minus(base);
+    let (results, alive) = rt.block_on(async {
         let mut ok = 0usize;
         let mut alive = Vec::with_capacity(tasks.len());
         for t in tasks {
@@ -529,22 +622,21 @@ fn density(
         }
         (ok, alive)
     });
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let _ = sampler.join();
-    let active = peak
-        .load(std::sync::atomic::Ordering::Relaxed)
-        .saturating_sub(base);
     // Instance slots keep the pages a call wrote (reset in place, ready for the next call in
     // that slot) instead of releasing them; this shows what stays once the calls are over.
-    let after = rss_bytes().saturating_sub(idle_before);
+    let after = Memory::now().minus(before);
     drop(alive);
     println!(
-        "\nDensity: {count} episodes (sandbox + shell) alive at once ({results} calls succeeded):\n"
+        "\nDensity: {count} episodes (sandbox + shell) alive at once \
+         ({started} calls were in their sleep together; {results} succeeded):\n"
     );
-    println!("| state | resident memory per episode | episodes per 24 GiB at that rate |");
-    println!("|---|---|---|");
-    let per = |bytes: u64| bytes as f64 / count.max(1) as f64;
-    for (name, bytes) in [
+    println!(
+        "| state | physical memory per episode (PSS + page tables) | episodes per 24 GiB | \
+         RSS per episode (counts shared snapshot pages once per instance) |"
+    );
+    println!("|---|---|---|---|");
+    let per = |bytes: u64| (bytes as f64 / count.max(1) as f64).max(1.0);
+    for (name, m) in [
         ("idle (workspace + /tmp + shell, no call running)", idle),
         ("active (mid-call: numpy loaded, sleeping)", active),
         (
@@ -552,16 +644,19 @@ fn density(
             after,
         ),
     ] {
-        let p = per(bytes).max(1.0);
         println!(
-            "| {name} | {:.2} MiB | {:.0} |",
-            p / 1048576.0,
-            24.0 * 1073741824.0 / p
+            "| {name} | {:.2} MiB | {:.0} | {:.2} MiB |",
+            per(m.physical) / 1048576.0,
+            24.0 * 1073741824.0 / per(m.physical),
+            per(m.rss) / 1048576.0,
         );
     }
     println!();
     if results < count {
         bail!("only {results} of {count} concurrent calls succeeded");
+    }
+    if started < count {
+        bail!("only {started} of {count} calls were running at once; the active figure is low");
     }
     Ok(())
 }

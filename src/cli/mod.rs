@@ -51,7 +51,9 @@ struct GlobalArgs {
     )]
     artifacts: Option<PathBuf>,
     /// Modules imported into the snapshot every call starts from (made once, ~2 minutes):
-    /// a comma list, or `none` for the stock snapshot. Default: numpy,sympy.
+    /// a comma list, `+a,b` for the default plus a and b, or `none` for the stock snapshot.
+    /// Default: numpy, sympy, scipy (optimize, integrate, stats, linalg, special), pandas,
+    /// matplotlib.pyplot, mpmath, networkx, fractions, decimal, statistics.
     #[arg(
         long,
         global = true,
@@ -63,8 +65,8 @@ struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Download, verify and precompile the Python WASM runtime (once; ~1 minute, ~2.2 GiB of
-    /// memory for the compile). Other commands do this on first use.
+    /// Download, verify and precompile the Python WASM runtime and make the preloaded snapshot
+    /// (once; ~2-3 minutes, ~2.7 GiB of memory). Other commands do this on first use.
     Setup,
     /// Run `python3 ...` or a bash script in a sandbox and print its output; exits with its
     /// exit code (124 when the deadline passed).

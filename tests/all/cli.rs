@@ -115,6 +115,22 @@ fn exec_refuses_other_programs_and_bad_limits_clearly() {
     let o = run(bin().args(["exec", "--memory", "9000", "--", "python3", "-c", "1"]));
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("--memory"), "{}", text(&o.stderr));
+    // Preload names end up in guest code: anything but dotted names is refused, by name.
+    let o = run(bin().args([
+        "--preload",
+        "numpy,os;print(2)",
+        "exec",
+        "--",
+        "python3",
+        "-c",
+        "1",
+    ]));
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        text(&o.stderr).contains("`os;print(2)` in the preload list is not a module name"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 #[test]

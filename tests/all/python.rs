@@ -173,14 +173,16 @@ async fn env_is_the_sandboxs_not_the_hosts() {
 
 #[tokio::test]
 async fn random_differs_between_runs() {
-    // The preloaded snapshot froze numpy's and random's state: each call must reseed.
-    let src =
-        "import random, uuid, numpy; print(random.random(), uuid.uuid4(), numpy.random.random())";
+    // The preloaded snapshot froze every generator it holds: stdlib `random`, numpy's global
+    // RandomState and sympy's own `random.Random`s. Each call must reseed all of them.
+    let src = "import random, uuid, numpy, sympy, sympy.core.random as sr\n\
+               print(random.random(), uuid.uuid4(), numpy.random.random(), sr.rng.random(), \
+               sr._assumptions_rng.random(), sympy.randMatrix(1, 3, 0, 10**9).tolist())";
     let a = ok(&code(src).await);
     let b = ok(&code(src).await);
-    let (a, b): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
-    assert_eq!(a.len(), 3);
-    for i in 0..3 {
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.splitn(6, ' ').collect(), b.splitn(6, ' ').collect());
+    assert_eq!(a.len(), 6, "{a:?}");
+    for i in 0..6 {
         assert_ne!(a[i], b[i], "value {i} repeats between calls");
     }
 }
@@ -210,9 +212,28 @@ async fn matplotlib_renders_a_png() {
 
 #[tokio::test]
 async fn numpy_and_sympy_come_preloaded_and_state_does_not_leak() {
-    // The default runtime starts from a snapshot with numpy and sympy imported.
-    let r = code("import sys; print('numpy' in sys.modules, 'sympy' in sys.modules)").await;
-    assert_eq!(ok(&r), "True True\n");
+    // The default runtime starts from a snapshot with the scientific stack imported.
+    let r = code(
+        "import sys; print(all(m in sys.modules for m in ('numpy', 'sympy', 'scipy.stats', \
+         'pandas', 'matplotlib.pyplot', 'networkx', 'mpmath')))",
+    )
+    .await;
+    assert_eq!(ok(&r), "True\n");
+    // ...and they work in a fresh instance: a pandas frame from a workspace file, a scipy fit.
+    let sb = sandbox();
+    sb.workspace()
+        .write("d.csv", "x,y\n0,1\n1,3\n2,5\n")
+        .unwrap();
+    let r = py(
+        &sb,
+        &[
+            "-c",
+            "import pandas as pd, scipy.stats as st\nd = pd.read_csv('d.csv')\n\
+             f = st.linregress(d.x, d.y)\nprint(round(f.slope, 6), round(f.intercept, 6))",
+        ],
+    )
+    .await;
+    assert_eq!(ok(&r), "2.0 1.0\n", "{}", show(&r));
     // What one call changes in those modules is gone in the next call.
     ok(&code("import numpy; numpy.LEAKED = 1; import os; os.environ['LEAK'] = '1'").await);
     let r = code("import numpy, os; print(hasattr(numpy, 'LEAKED'), 'LEAK' in os.environ)").await;
