@@ -169,6 +169,42 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
         reuse,
         Some((native, "native process")),
     ));
+    // Light calls in a sandbox that also does heavier work (numpy, sympy and pandas, writing
+    // tens of MiB): the first light call after it, which starts from a slot that had to be
+    // released, and the next one, back to the steady state of a long agent session.
+    let (first_after, second_after) = {
+        let sandbox = Sandbox::builder(runtime.clone()).build()?;
+        let work = "import numpy as np, sympy as sp, pandas as pd\n\
+                    a = np.random.rand(300, 300); b = a @ a\n\
+                    x = sp.Symbol('x'); sp.integrate(sp.sin(x) ** 2, x)\n\
+                    pd.DataFrame(np.random.rand(10000, 8)).describe()";
+        let call = |code: &str| -> anyhow::Result<Duration> {
+            let started = Instant::now();
+            let r = rt.block_on(sandbox.python(&["-c".into(), code.into()], b""))?;
+            let elapsed = started.elapsed();
+            if r.exit_code != 0 {
+                bail!("{code} failed: {}", r.stderr_text());
+            }
+            Ok(elapsed)
+        };
+        let (mut first, mut second) = (Vec::new(), Vec::new());
+        for _ in 0..n {
+            call(work)?;
+            first.push(call("print(1)")?);
+            second.push(call("print(1)")?);
+        }
+        (median(first), median(second))
+    };
+    rows.push((
+        "`python3 -c 'print(1)'` just after a numpy/sympy/pandas call in that sandbox".into(),
+        first_after,
+        Some((native, "native process")),
+    ));
+    rows.push((
+        "the next `python3 -c 'print(1)'` in that sandbox".into(),
+        second_after,
+        Some((native, "native process")),
+    ));
     let numpy = repeat(n.min(10), in_process("import numpy; print(1)"))?;
     rows.push((
         "in-process fresh sandbox + `import numpy`".into(),

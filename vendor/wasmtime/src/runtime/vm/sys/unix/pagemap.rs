@@ -330,6 +330,19 @@ pub unsafe fn reset_with_pagemap(
         },
     };
 
+    // llm-in-sandbox: pages reset by hand stay private and count as written in
+    // every later scan, so a slot's kept set is the union of everything any
+    // instance in it ever wrote, and each reset copies all of it again. When
+    // the scan could not cover the whole memory (that union outgrew
+    // `keep_resident`, or too many regions), decommit everything instead: the
+    // slot goes back to the clean image and starts collecting afresh, rather
+    // than keeping an arbitrary low-address part of an old working set.
+    let scanned_all = result.walk_end().addr() == ptr.addr() + len.byte_count();
+    if !scanned_all {
+        decommit(ptr, len.byte_count());
+        return 0;
+    }
+
     // For all regions that were written in the scan reset them manually, then
     // afterwards decommit everything else.
     let mut bytes_resident = 0;
