@@ -256,3 +256,31 @@ async fn the_host_door_gives_user_code_nothing() {
         assert_eq!(ok(&r), format!("{word}\n"));
     }
 }
+
+#[tokio::test]
+async fn a_call_that_writes_a_lot_leaves_nothing_for_the_next() {
+    // A call that writes more than a slot keeps resident (32 MiB) makes the slot release all
+    // its memory; one that writes less has its pages copied back. Either way the next call in
+    // the same sandbox (the same slot) starts from the clean snapshot.
+    let sb = sandbox();
+    for size in [1usize << 20, 96 << 20, 1 << 20] {
+        let r = py(
+            &sb,
+            &[
+                "-c",
+                &format!(
+                    "import json, numpy, sys\n\
+                     print(hasattr(numpy, 'MARK'), 'lis_mark' in sys.modules, json.__dict__.get('X'))\n\
+                     buf = bytearray(b'\\xab') * {size}\n\
+                     numpy.MARK = 1; sys.modules['lis_mark'] = json; json.X = len(buf)"
+                ),
+            ],
+        )
+        .await;
+        assert_eq!(
+            ok(&r),
+            "False False None\n",
+            "after a call that wrote {size} bytes"
+        );
+    }
+}
