@@ -68,3 +68,69 @@ fn installed_artifacts_are_read_only_on_the_host() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_preload_that_cannot_be_made_falls_back_to_the_stock_snapshot_and_says_why() {
+    use llm_in_sandbox::runtime::RuntimeConfig;
+    use llm_in_sandbox::sandbox::Sandbox;
+    use std::sync::{Arc, Mutex};
+    // A module that does not exist: making the snapshot fails in the guest (~20 s, plus the
+    // stock compile if the cache lacks it). Unique per run, since failures are remembered.
+    let missing = format!(
+        "lis_no_such_module_{}_{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    );
+    let setup = || SetupOptions {
+        cache_root: artifacts::cache_root(None),
+        source: std::env::var_os("LLM_IN_SANDBOX_ARTIFACTS").map(Into::into),
+    };
+    let mut config = RuntimeConfig::new(artifacts::cache_root(None));
+    config.preload = vec!["json".into(), missing.clone()];
+    let load = move |config: RuntimeConfig| {
+        let setup = setup();
+        let said = Arc::new(Mutex::new(Vec::<String>::new()));
+        let log = said.clone();
+        let rt = llm_in_sandbox::load_runtime(&setup, &config, &move |m: &str| {
+            log.lock().unwrap().push(m.to_string())
+        })
+        .unwrap_or_else(|e| panic!("the runtime must still load: {e}"));
+        let said = said.lock().unwrap().join("\n");
+        (rt, said)
+    };
+    let (rt, said) = tokio::task::spawn_blocking({
+        let config = config.clone();
+        move || load(config)
+    })
+    .await
+    .unwrap();
+    assert!(said.contains("making a snapshot"), "{said}");
+    assert!(
+        said.contains("using the stock snapshot")
+            && said.contains(&missing)
+            && said.contains("ModuleNotFoundError"),
+        "the message must say what failed and why:\n{said}"
+    );
+    assert!(rt.preloaded().is_empty());
+    // The stock snapshot works: Python runs, without the preloaded modules.
+    let sb = Sandbox::builder(Arc::new(rt)).build().unwrap();
+    let r = sb
+        .python(
+            &[
+                "-c".into(),
+                "import sys; print('numpy' in sys.modules, 6 * 7)".into(),
+            ],
+            b"",
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.stdout_text(), "False 42\n", "{}", r.stderr_text());
+    // The failure is remembered: the next load does not try again, and still says why.
+    let (_rt, said) = tokio::task::spawn_blocking(move || load(config))
+        .await
+        .unwrap();
+    assert!(!said.contains("making a snapshot"), "{said}");
+    assert!(said.contains("using the stock snapshot"), "{said}");
+}
