@@ -71,9 +71,23 @@ struct Writer {
     header: Value,
     steps: Vec<Step>,
     summary: Value,
+    /// The first write that failed before the end (reported by `finish`, not dropped).
+    failed: Option<String>,
 }
 
 impl Writer {
+    fn check(&mut self, what: &str, r: std::io::Result<()>) {
+        if let Err(e) = r
+            && self.failed.is_none()
+        {
+            self.failed = Some(format!(
+                "{what} in {} failed at step {}: {e}",
+                self.dir.display(),
+                self.steps.len()
+            ));
+        }
+    }
+
     fn event(&mut self, mut e: Value) -> std::io::Result<()> {
         if let Some(o) = e.as_object_mut() {
             o.insert("time".into(), json!(unix_time()));
@@ -124,6 +138,7 @@ impl Recorder {
             header,
             steps: Vec::new(),
             summary: json!({"status": "running"}),
+            failed: None,
         };
         w.write_trajectory()?;
         let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
@@ -132,17 +147,28 @@ impl Recorder {
             while let Some(msg) = rx.recv().await {
                 match msg {
                     Msg::Event(e) => {
-                        let _ = w.event(e);
+                        let r = w.event(e);
+                        w.check("writing events.jsonl", r);
                     }
                     Msg::Step(s) => {
-                        let _ = w.event(json!({"type": "step", "step": *s}));
+                        let r = w.event(json!({"type": "step", "step": *s}));
+                        w.check("writing events.jsonl", r);
                         w.steps.push(*s);
-                        let _ = w.write_trajectory();
+                        let r = w.write_trajectory();
+                        w.check("writing trajectory.json", r);
                     }
                     Msg::Finish(summary, done) => {
-                        let _ = w.event(json!({"type": "finish", "summary": summary}));
+                        let r = w.event(json!({"type": "finish", "summary": summary}));
+                        w.check("writing events.jsonl", r);
                         w.summary = summary;
-                        let _ = done.send(w.write_trajectory());
+                        let last = w.write_trajectory();
+                        // The final write may succeed after earlier ones failed: those steps
+                        // may be missing from events.jsonl, so say so.
+                        let _ = done.send(match (last, w.failed.take()) {
+                            (Err(e), _) => Err(e),
+                            (Ok(()), Some(earlier)) => Err(std::io::Error::other(earlier)),
+                            (Ok(()), None) => Ok(()),
+                        });
                     }
                 }
             }
@@ -171,11 +197,58 @@ impl Recorder {
     /// Write the final summary into `trajectory.json` and wait until it is on disk.
     ///
     /// # Errors
-    /// When the final write fails.
+    /// When the final write fails, or an earlier write did (the first such failure is kept
+    /// and reported here, since `event` and `step` do not wait for the disk).
     pub async fn finish(&self, summary: Value) -> std::io::Result<()> {
         let (done, wait) = oneshot::channel();
         let _ = self.tx.send(Msg::Finish(summary, done));
         wait.await
             .unwrap_or_else(|_| Err(std::io::Error::other("trajectory writer stopped")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(n: u32) -> Step {
+        Step {
+            thought: String::new(),
+            action: Action {
+                function: "execute_bash".into(),
+                parameters: json!({}),
+            },
+            observation: format!("step {n}"),
+            metadata: StepMeta {
+                step: n,
+                exec_time: 0.0,
+                llm_time: 0.0,
+                exit_code: None,
+            },
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failed_write_before_the_end_is_reported_by_finish() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("run");
+        let rec = Recorder::start(&dir, json!({"problem_statement": "x"})).unwrap();
+        rec.step(step(1));
+        // One writer task on this (current-thread) runtime: a sleep lets it drain the queue.
+        let drain = || tokio::time::sleep(std::time::Duration::from_millis(50));
+        drain().await;
+        // The folder disappears: the next step cannot be written...
+        std::fs::remove_dir_all(&dir).unwrap();
+        rec.step(step(2));
+        drain().await;
+        // ...and comes back before the end, so the final write itself succeeds.
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = rec.finish(json!({"status": "finished"})).await.unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("trajectory.json") && msg.contains("step 2"),
+            "{msg}"
+        );
+        assert!(dir.join("trajectory.json").is_file());
     }
 }

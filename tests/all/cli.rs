@@ -389,3 +389,99 @@ fn benchmark_reports_bad_rows_by_line_and_runs_the_rest() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn benchmark_killed_with_sigkill_resumes_without_losing_or_repeating_rows() {
+    use llm_in_sandbox::bench::report;
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+    use std::time::{Duration, Instant};
+    // Every reply takes 100 ms, so 16 rows on 2 workers take well over a second.
+    let server = FakeServer::start(Box::new(|req: &serde_json::Value| {
+        let reply = if req["messages"].to_string().contains("\"role\":\"tool\"") {
+            Reply::calls(&[("submit", "{}")])
+        } else {
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "echo 42 > /testbed/answer.txt"}"#,
+            )])
+        };
+        reply.delayed(Duration::from_millis(100))
+    }))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.jsonl");
+    let rows: String = (1..=16)
+        .map(|i| {
+            format!(
+                "{{\"id\": {i}, \"domain\": \"math\", \"problem_statement\": \"6*7?\", \
+                 \"ground_truth\": \"42\"}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&data, rows).unwrap();
+    let benchmark = |extra: &[&std::ffi::OsStr]| {
+        let mut c = bin();
+        c.args(["benchmark", "--scorer", "numeric", "--num_workers", "2"])
+            .args(["--llm-base-url", &server.url, "--llm-name", "m"])
+            .arg("--data")
+            .arg(&data)
+            .arg("--output-dir")
+            .arg(dir.path().join("runs"))
+            .args(extra);
+        c
+    };
+    let mut child = benchmark(&[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until a few rows are on disk, then kill -9 mid-run.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let run_dir = loop {
+        let found = std::fs::read_dir(dir.path().join("runs"))
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(Result::ok)
+            .map(|e| e.path());
+        if let Some(run_dir) = found {
+            let done = std::fs::read_to_string(run_dir.join("results.jsonl"))
+                .map_or(0, |s| s.lines().count());
+            if done >= 3 {
+                break run_dir;
+            }
+        }
+        assert!(Instant::now() < deadline, "no rows finished in time");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended too soon"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    // Let the fake server read any request the child sent just before it died.
+    std::thread::sleep(Duration::from_millis(300));
+    let kept = report::read_results(&run_dir.join("results.jsonl")).len();
+    assert!((3..16).contains(&kept), "{kept} rows survived the kill");
+    let before = server.requests().len();
+    let o = run(&mut benchmark(&["--resume".as_ref(), run_dir.as_os_str()]));
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("{kept} rows were already done and skipped")),
+        "{err}"
+    );
+    assert_eq!(
+        server.requests().len() - before,
+        (16 - kept) * 2,
+        "only the rows missing after the kill ran again"
+    );
+    let mut keys: Vec<String> = report::read_results(&run_dir.join("results.jsonl"))
+        .into_iter()
+        .map(|r| r.key)
+        .collect();
+    assert_eq!(keys.len(), 16, "one result per row");
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 16, "no row twice");
+}
