@@ -79,6 +79,8 @@ pub struct EpisodeResult {
     pub tool_seconds: f64,
     /// Seconds in all.
     pub total_seconds: f64,
+    /// Why `events.jsonl` / `trajectory.json` may be incomplete (a write failed), if so.
+    pub record_error: Option<String>,
 }
 
 /// A line of live progress for a terminal (`on_progress` callback).
@@ -307,7 +309,7 @@ impl Episode {
             }
         };
         let answer = self.read_answer();
-        let result = EpisodeResult {
+        let mut result = EpisodeResult {
             stop,
             answer,
             steps: step,
@@ -315,6 +317,7 @@ impl Episode {
             llm_seconds: llm_time.as_secs_f64(),
             tool_seconds: tool_time.as_secs_f64(),
             total_seconds: started.elapsed().as_secs_f64(),
+            record_error: None,
         };
         let summary = json!({
             "status": "finished",
@@ -327,7 +330,8 @@ impl Episode {
             "total_seconds": result.total_seconds,
         });
         if let Err(e) = self.recorder.finish(summary).await {
-            self.say(&format!("warning: cannot write the final trajectory: {e}"));
+            self.say(&format!("warning: the trajectory is incomplete: {e}"));
+            result.record_error = Some(format!("the trajectory is incomplete: {e}"));
         }
         result
     }

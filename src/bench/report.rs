@@ -37,6 +37,9 @@ pub struct RowResult {
     pub llm_seconds: f64,
     /// Seconds in the sandbox (tools and scoring).
     pub sandbox_seconds: f64,
+    /// A problem that did not stop the row, e.g. its trajectory could not be fully written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// Read the rows already finished in a `results.jsonl` (a torn last line from a kill is ignored).

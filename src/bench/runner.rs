@@ -353,6 +353,7 @@ async fn run_job(
         tokens: 0,
         llm_seconds: 0.0,
         sandbox_seconds: 0.0,
+        warning: None,
     };
     let answer = match settings.mode {
         Mode::Sandbox => sandbox_episode(runtime, task, settings, job, &mut result).await,
@@ -437,6 +438,7 @@ async fn sandbox_episode(
     result.tokens = r.usage.total_tokens;
     result.llm_seconds = r.llm_seconds;
     result.sandbox_seconds = r.tool_seconds;
+    result.warning = r.record_error;
     if let crate::agent::StopReason::LlmError(e) = &r.stop {
         return Err(format!("LLM error: {e}"));
     }
