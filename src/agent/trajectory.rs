@@ -76,14 +76,13 @@ struct Writer {
 }
 
 impl Writer {
-    fn check(&mut self, what: &str, r: std::io::Result<()>) {
+    fn check(&mut self, what: &str, step: usize, r: std::io::Result<()>) {
         if let Err(e) = r
             && self.failed.is_none()
         {
             self.failed = Some(format!(
-                "{what} in {} failed at step {}: {e}",
-                self.dir.display(),
-                self.steps.len()
+                "{what} in {} failed at step {step}: {e}",
+                self.dir.display()
             ));
         }
     }
@@ -148,24 +147,28 @@ impl Recorder {
                 match msg {
                     Msg::Event(e) => {
                         let r = w.event(e);
-                        w.check("writing events.jsonl", r);
+                        w.check("writing events.jsonl", w.steps.len(), r);
                     }
                     Msg::Step(s) => {
+                        let step = s.metadata.step as usize;
                         let r = w.event(json!({"type": "step", "step": *s}));
-                        w.check("writing events.jsonl", r);
+                        w.check("writing events.jsonl", step, r);
                         w.steps.push(*s);
                         let r = w.write_trajectory();
-                        w.check("writing trajectory.json", r);
+                        w.check("writing trajectory.json", step, r);
                     }
                     Msg::Finish(summary, done) => {
                         let r = w.event(json!({"type": "finish", "summary": summary}));
-                        w.check("writing events.jsonl", r);
+                        w.check("writing events.jsonl", w.steps.len(), r);
                         w.summary = summary;
                         let last = w.write_trajectory();
                         // The final write may succeed after earlier ones failed: those steps
-                        // may be missing from events.jsonl, so say so.
+                        // may be missing from the files, so say so (both, when both failed).
                         let _ = done.send(match (last, w.failed.take()) {
-                            (Err(e), _) => Err(e),
+                            (Err(e), None) => Err(e),
+                            (Err(e), Some(earlier)) => Err(std::io::Error::other(format!(
+                                "{earlier}; the final trajectory.json: {e}"
+                            ))),
                             (Ok(()), Some(earlier)) => Err(std::io::Error::other(earlier)),
                             (Ok(()), None) => Ok(()),
                         });

@@ -211,3 +211,36 @@ pub fn svg(series: &[(&str, &Value)]) -> String {
     out.push_str("</svg>\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_written_before_the_warning_field_still_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        // A line as earlier versions wrote it (no `warning`), then one with it, then a torn one.
+        let old = r#"{"key":"1#0","id":"1","repeat":0,"domain":"math","score":1.0,"error":null,"answer":"42","ground_truth":"42","stop":"submitted","steps":2,"tokens":10,"llm_seconds":0.1,"sandbox_seconds":0.2}"#;
+        let mut new: RowResult = serde_json::from_str(old).unwrap();
+        new.key = "2#0".into();
+        new.warning = Some("the trajectory is incomplete".into());
+        let text = format!(
+            "{old}\n{}\n{{\"key\":\"3#",
+            serde_json::to_string(&new).unwrap()
+        );
+        std::fs::write(&path, text).unwrap();
+        let rows = read_results(&path);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[0].key.as_str(), rows[0].warning.as_deref()),
+            ("1#0", None)
+        );
+        assert_eq!(
+            rows[1].warning.as_deref(),
+            Some("the trajectory is incomplete")
+        );
+        // Rows without a warning are written without the field, as before.
+        assert!(!serde_json::to_string(&rows[0]).unwrap().contains("warning"));
+    }
+}

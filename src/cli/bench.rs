@@ -599,8 +599,8 @@ impl Memory {
 }
 
 /// Memory with `count` episodes alive at once (sandbox + shell each), each inside a `python3`
-/// call made through its shell. The active figure is read once every call has reached its
-/// `time.sleep` (each leaves a marker file in its workspace first).
+/// call made through its shell. The active figure is read once all calls are asleep together:
+/// each holds a marker file in its workspace while it sleeps.
 fn density(
     runtime: &Arc<Runtime>,
     rt: &tokio::runtime::Runtime,
@@ -624,8 +624,9 @@ fn density(
             rt.spawn(async move {
                 let r = shell
                     .exec(&format!(
-                        "python3 -c 'import time, numpy; a = numpy.ones(1000); \
-                         open(\"{MARKER}\", \"w\").close(); time.sleep(8); print(a.sum())'"
+                        "python3 -c 'import os, time, numpy; a = numpy.ones(1000); \
+                         open(\"{MARKER}\", \"w\").close(); time.sleep(8); \
+                         os.remove(\"{MARKER}\"); print(a.sum())'"
                     ))
                     .await;
                 // The episode stays alive after its call, for the "after" figure.

@@ -48,9 +48,10 @@ def _lis_status(code, sys):
 
 
 def _lis_collect_rngs(sys):
-    # Seedable generators held by loaded modules. Run once when the snapshot is made (scanning
-    # every module's globals per call would dirty pages); with the stock snapshot only the few
-    # modules it already holds are looked at. SystemRandom needs no seed.
+    # Seedable generators held in loaded modules' globals (not ones kept inside other objects).
+    # Run once when the snapshot is made (scanning every module's globals per call would dirty
+    # pages); with the stock snapshot only the few modules it already holds are looked at.
+    # SystemRandom needs no seed. A module whose attributes misbehave is skipped.
     random = sys.modules.get("random")
     np = sys.modules.get("numpy") if "numpy.random" in sys.modules else None
     kinds = [random.Random] if random is not None else []
@@ -62,18 +63,22 @@ def _lis_collect_rngs(sys):
     system = random.SystemRandom if random is not None else ()
     found, seen = [], set()
     for module in list(sys.modules.values()):
-        names = getattr(module, "__dict__", None)
-        if not isinstance(names, dict):
+        try:
+            names = getattr(module, "__dict__", None)
+            if not isinstance(names, dict):
+                continue
+            for value in list(names.values()):
+                if (
+                    isinstance(value, kinds)
+                    and not isinstance(value, system)
+                    and id(value) not in seen
+                ):
+                    seen.add(id(value))
+                    # numpy's RandomState takes an array of words, `random`'s an int.
+                    is_std = random is not None and isinstance(value, random.Random)
+                    found.append((value, None if is_std else np))
+        except Exception:  # noqa: BLE001
             continue
-        for value in list(names.values()):
-            if (
-                isinstance(value, kinds)
-                and not isinstance(value, system)
-                and id(value) not in seen
-            ):
-                seen.add(id(value))
-                # numpy's RandomState is seeded with an array of words, `random`'s with an int.
-                found.append((value, None if random and isinstance(value, random.Random) else np))
     return found
 
 
@@ -111,10 +116,13 @@ def _lis_run(req, os, sys):
         rngs = _lis_collect_rngs(sys)
     for rng, np in rngs:
         words = os.urandom(32)
-        if np is None:
-            rng.seed(int.from_bytes(words, "little"))
-        else:
-            rng.seed(np.frombuffer(words, dtype=np.uint32))
+        try:
+            if np is None:
+                rng.seed(int.from_bytes(words, "little"))
+            else:
+                rng.seed(np.frombuffer(words, dtype=np.uint32))
+        except Exception:  # noqa: BLE001 - a subclass with its own seed(); leave it be
+            pass
     sys.argv = list(req["argv"])
     main = _lis_types.ModuleType("__main__")
     main.__dict__["__builtins__"] = __builtins__

@@ -56,7 +56,8 @@ pub enum RuntimeError {
     /// A name in the preload list is not a module name.
     #[error(
         "`{0}` in the preload list is not a module name: give dotted Python names separated by \
-         commas (e.g. `numpy,scipy.stats`), or `none`"
+         commas (e.g. `numpy,scipy.stats`), `+name,...` at the start to add to the default, or \
+         `none`"
     )]
     BadPreload(String),
 }

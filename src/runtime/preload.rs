@@ -1,7 +1,8 @@
 //! A pre-initialized module: the stock snapshot with chosen modules (numpy, sympy, ...) already
 //! imported, made once with `wasmtime-wizer` and cached. Every run still starts from a fresh
-//! copy-on-write instance of it; the driver re-seeds what the snapshot froze (random, numpy's
-//! global RNG) and resets env, cwd and argv on every call.
+//! copy-on-write instance of it; the driver re-seeds what the snapshot froze (every random
+//! generator in the loaded modules' globals, listed when the snapshot is made) and resets env,
+//! cwd and argv on every call.
 
 use std::path::{Path, PathBuf};
 

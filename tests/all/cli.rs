@@ -395,7 +395,7 @@ fn benchmark_killed_with_sigkill_resumes_without_losing_or_repeating_rows() {
     use llm_in_sandbox::bench::report;
     use llm_in_sandbox::llm::fake::{FakeServer, Reply};
     use std::time::{Duration, Instant};
-    // Every reply takes 100 ms, so 16 rows on 2 workers take well over a second.
+    // Every reply takes 150 ms, so 24 rows on 2 workers take about 4 seconds.
     let server = FakeServer::start(Box::new(|req: &serde_json::Value| {
         let reply = if req["messages"].to_string().contains("\"role\":\"tool\"") {
             Reply::calls(&[("submit", "{}")])
@@ -405,15 +405,16 @@ fn benchmark_killed_with_sigkill_resumes_without_losing_or_repeating_rows() {
                 r#"{"command": "echo 42 > /testbed/answer.txt"}"#,
             )])
         };
-        reply.delayed(Duration::from_millis(100))
+        reply.delayed(Duration::from_millis(150))
     }))
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("d.jsonl");
-    let rows: String = (1..=16)
+    const ROWS: usize = 24;
+    let rows: String = (1..=ROWS)
         .map(|i| {
             format!(
-                "{{\"id\": {i}, \"domain\": \"math\", \"problem_statement\": \"6*7?\", \
+                "{{\"id\": {i}, \"domain\": \"math\", \"problem_statement\": \"row-{i}: 6*7?\", \
                  \"ground_truth\": \"42\"}}\n"
             )
         })
@@ -459,10 +460,12 @@ fn benchmark_killed_with_sigkill_resumes_without_losing_or_repeating_rows() {
     };
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    // Let the fake server read any request the child sent just before it died.
-    std::thread::sleep(Duration::from_millis(300));
-    let kept = report::read_results(&run_dir.join("results.jsonl")).len();
-    assert!((3..16).contains(&kept), "{kept} rows survived the kill");
+    let done: Vec<String> = report::read_results(&run_dir.join("results.jsonl"))
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    let kept = done.len();
+    assert!((3..ROWS).contains(&kept), "{kept} rows survived the kill");
     let before = server.requests().len();
     let o = run(&mut benchmark(&["--resume".as_ref(), run_dir.as_os_str()]));
     let err = text(&o.stderr);
@@ -471,17 +474,37 @@ fn benchmark_killed_with_sigkill_resumes_without_losing_or_repeating_rows() {
         err.contains(&format!("{kept} rows were already done and skipped")),
         "{err}"
     );
+    // Which rows the resumed run asked the model about (a request the killed run sent just
+    // before dying may land here too, but only for a row that was not finished either).
+    let mut asked: Vec<String> = server.requests()[before..]
+        .iter()
+        .filter_map(|r| {
+            let text = r["messages"].to_string();
+            let start = text.find("row-")? + 4;
+            let digits: String = text[start..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            Some(digits)
+        })
+        .collect();
+    asked.sort();
+    asked.dedup();
+    let mut missing: Vec<String> = (1..=ROWS)
+        .map(|i| i.to_string())
+        .filter(|i| !done.contains(i))
+        .collect();
+    missing.sort();
     assert_eq!(
-        server.requests().len() - before,
-        (16 - kept) * 2,
-        "only the rows missing after the kill ran again"
+        asked, missing,
+        "exactly the rows missing after the kill ran again"
     );
     let mut keys: Vec<String> = report::read_results(&run_dir.join("results.jsonl"))
         .into_iter()
         .map(|r| r.key)
         .collect();
-    assert_eq!(keys.len(), 16, "one result per row");
+    assert_eq!(keys.len(), ROWS, "one result per row");
     keys.sort();
     keys.dedup();
-    assert_eq!(keys.len(), 16, "no row twice");
+    assert_eq!(keys.len(), ROWS, "no row twice");
 }

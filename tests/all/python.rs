@@ -2,7 +2,7 @@
 
 use llm_in_sandbox::runtime::Outcome;
 
-use crate::common::{code, ok, py, py_stdin, sandbox, show};
+use crate::common::{code, ok, py, py_stdin, runtime, sandbox, show};
 
 #[tokio::test]
 async fn print_gives_stdout_and_exit_zero() {
@@ -260,10 +260,26 @@ async fn the_host_door_gives_user_code_nothing() {
 #[tokio::test]
 async fn a_call_that_writes_a_lot_leaves_nothing_for_the_next() {
     // A call that writes more than a slot keeps resident (32 MiB) makes the slot release all
-    // its memory; one that writes less has its pages copied back. Either way the next call in
-    // the same sandbox (the same slot) starts from the clean snapshot.
-    let sb = sandbox();
-    for size in [1usize << 20, 96 << 20, 1 << 20] {
+    // its memory; one that writes less has its pages copied back. Either way the next call
+    // starts from the clean snapshot. A runtime with two slots (a finished call's instance may
+    // still be being dropped when the next starts), so calls keep reusing the same two.
+    let setup = llm_in_sandbox::artifacts::SetupOptions {
+        cache_root: llm_in_sandbox::artifacts::cache_root(None),
+        source: std::env::var_os("LLM_IN_SANDBOX_ARTIFACTS").map(Into::into),
+    };
+    let mut config = llm_in_sandbox::runtime::RuntimeConfig::new(setup.cache_root.clone());
+    config.max_instances = 2;
+    runtime(); // the shared cache is ready: no second setup races it
+    let one_slot = tokio::task::spawn_blocking(move || {
+        llm_in_sandbox::load_runtime(&setup, &config, &|_| {}).map(std::sync::Arc::new)
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let sb = llm_in_sandbox::sandbox::Sandbox::builder(one_slot)
+        .build()
+        .unwrap();
+    for size in [1usize << 20, 96 << 20, 1 << 20, 96 << 20, 1 << 20, 1 << 20] {
         let r = py(
             &sb,
             &[
