@@ -34,7 +34,9 @@ pub enum WorkspaceError {
 /// A workspace directory, reached only through its capability.
 #[derive(Debug)]
 pub struct Workspace {
-    dir: Dir,
+    /// Shared (not cloned) with the shell: a clone is another open file descriptor, and
+    /// descriptors bound how many sandboxes one process can hold.
+    dir: std::sync::Arc<Dir>,
     host_path: PathBuf,
     _temp: Option<tempfile::TempDir>,
 }
@@ -54,7 +56,7 @@ impl Workspace {
         std::fs::create_dir_all(path).map_err(open_err)?;
         let dir = Dir::open_ambient_dir(path, cap_std::ambient_authority()).map_err(open_err)?;
         Ok(Workspace {
-            dir,
+            dir: std::sync::Arc::new(dir),
             host_path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
             _temp: None,
         })
@@ -80,6 +82,11 @@ impl Workspace {
     /// The capability to the directory.
     pub fn dir(&self) -> &Dir {
         &self.dir
+    }
+
+    /// The same capability, shared (no new file descriptor).
+    pub fn shared_dir(&self) -> std::sync::Arc<Dir> {
+        self.dir.clone()
     }
 
     /// The host path it was opened from (for messages; never used to reach files).

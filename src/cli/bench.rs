@@ -563,6 +563,23 @@ fn import_costs(
     Ok(())
 }
 
+/// How many files this process has open.
+fn open_files() -> usize {
+    std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
+}
+
+/// The soft limit on open files (what `ulimit -n` shows).
+fn open_file_limit() -> u64 {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Max open files"))
+                .and_then(|l| l.split_whitespace().nth(3)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 /// Memory of this process, two ways.
 #[derive(Clone, Copy, Default)]
 struct Memory {
@@ -599,8 +616,8 @@ impl Memory {
 }
 
 /// Memory with `count` episodes alive at once (sandbox + shell each), each inside a `python3`
-/// call made through its shell. The active figure is read once all calls are asleep together:
-/// each holds a marker file in its workspace while it sleeps.
+/// call made through its shell. The active figure is read once all calls are waiting together
+/// (each holds a marker file in its workspace while it waits for the host's go file).
 fn density(
     runtime: &Arc<Runtime>,
     rt: &tokio::runtime::Runtime,
@@ -608,34 +625,44 @@ fn density(
 ) -> anyhow::Result<()> {
     use llm_in_sandbox::shell::{Shell, ShellSettings};
     const MARKER: &str = "lis-bench-started";
+    const GO: &str = "lis-bench-go";
+    // Each call loads numpy, says it is running, and waits (sleeping) for the host's go.
+    let script = format!(
+        "import os, time, numpy\n\
+         a = numpy.ones(1000)\n\
+         open('{MARKER}', 'w').close()\n\
+         t = time.time()\n\
+         while not os.path.exists('{GO}') and time.time() - t < 300:\n    time.sleep(2)\n\
+         os.remove('{MARKER}')\n\
+         print(a.sum())\n"
+    );
     let mut shells = Vec::with_capacity(count);
     let mut sandboxes = Vec::with_capacity(count);
+    let fds_before = open_files();
     let before = Memory::now();
     for _ in 0..count {
         let sb = Arc::new(Sandbox::builder(runtime.clone()).build()?);
+        sb.workspace().write("lis_bench_wait.py", &script)?;
         sandboxes.push(sb.clone());
         shells.push(Shell::new(sb, ShellSettings::default())?);
     }
     let idle = Memory::now().minus(before);
+    let fds_idle = open_files();
     let base = Memory::now();
     let tasks: Vec<_> = shells
         .into_iter()
         .map(|mut shell| {
             rt.spawn(async move {
-                let r = shell
-                    .exec(&format!(
-                        "python3 -c 'import os, time, numpy; a = numpy.ones(1000); \
-                         open(\"{MARKER}\", \"w\").close(); time.sleep(8); \
-                         os.remove(\"{MARKER}\"); print(a.sum())'"
-                    ))
-                    .await;
+                let r = shell.exec("python3 lis_bench_wait.py").await;
                 // The episode stays alive after its call, for the "after" figure.
-                (r.exit_code == 0 && r.stdout == "1000.0\n", shell)
+                let failure = (r.exit_code != 0 || r.stdout != "1000.0\n")
+                    .then(|| format!("exit {}: {}", r.exit_code, r.stderr.trim()));
+                (failure, shell)
             })
         })
         .collect();
-    // Wait (up to a minute) until every call is inside its sleep, then read the memory.
-    let deadline = Instant::now() + Duration::from_secs(60);
+    // Wait (up to two minutes) until every call is waiting, then read the memory.
+    let deadline = Instant::now() + Duration::from_secs(120);
     let mut started = 0;
     while Instant::now() < deadline {
         started = sandboxes
@@ -645,19 +672,32 @@ fn density(
         if started == count {
             break;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(500));
     }
     let active = Memory::now().minus(base);
-    let (results, alive) = rt.block_on(async {
-        let mut ok = 0usize;
+    let fds_active = open_files();
+    for sb in &sandboxes {
+        sb.workspace().write(GO, "")?;
+    }
+    let (results, first_failure, alive) = rt.block_on(async {
+        let (mut ok, mut first_failure) = (0usize, None);
         let mut alive = Vec::with_capacity(tasks.len());
         for t in tasks {
-            if let Ok((passed, shell)) = t.await {
-                ok += usize::from(passed);
-                alive.push(shell);
+            match t.await {
+                Ok((None, shell)) => {
+                    ok += 1;
+                    alive.push(shell);
+                }
+                Ok((Some(why), shell)) => {
+                    first_failure.get_or_insert(why);
+                    alive.push(shell);
+                }
+                Err(e) => {
+                    first_failure.get_or_insert(e.to_string());
+                }
             }
         }
-        (ok, alive)
+        (ok, first_failure, alive)
     });
     // Instance slots keep the pages a call wrote (reset in place, ready for the next call in
     // that slot) instead of releasing them; this shows what stays once the calls are over.
@@ -665,7 +705,7 @@ fn density(
     drop(alive);
     println!(
         "\nDensity: {count} episodes (sandbox + shell) alive at once \
-         ({started} calls were in their sleep together; {results} succeeded):\n"
+         ({started} calls were waiting together; {results} succeeded):\n"
     );
     println!(
         "| state | physical memory per episode (PSS + page tables) | episodes per 24 GiB | \
@@ -688,9 +728,20 @@ fn density(
             per(m.rss) / 1048576.0,
         );
     }
-    println!();
+    let per_idle = fds_idle.saturating_sub(fds_before) as f64 / count.max(1) as f64;
+    let per_call = fds_active.saturating_sub(fds_idle) as f64 / count.max(1) as f64;
+    let limit = open_file_limit();
+    println!(
+        "Open files: {per_idle:.1} per live episode, {per_call:.1} more per running call; \
+         this process may hold {limit}, so at most ~{:.0} episodes can be inside a call at once \
+         here (raise `ulimit -n` for more).\n",
+        limit as f64 / (per_idle + per_call).max(1.0)
+    );
     if results < count {
-        bail!("only {results} of {count} concurrent calls succeeded");
+        bail!(
+            "only {results} of {count} concurrent calls succeeded; the first failure: {}",
+            first_failure.unwrap_or_default()
+        );
     }
     if started < count {
         bail!("only {started} of {count} calls were running at once; the active figure is low");

@@ -125,6 +125,11 @@ impl Sandbox {
         self.scratch.dir()
     }
 
+    /// The scratch directory's capability, shared (no new file descriptor).
+    pub fn scratch_shared(&self) -> Arc<cap_std::fs::Dir> {
+        self.scratch.shared_dir()
+    }
+
     /// The shared runtime.
     pub fn runtime(&self) -> &Arc<Runtime> {
         &self.runtime

@@ -18,13 +18,13 @@ use cap_std::fs::{Dir, OpenOptions};
 pub struct Quota {
     max_bytes: u64,
     max_files: u64,
-    dirs: Vec<Dir>,
+    dirs: Vec<Arc<Dir>>,
     usage: Mutex<FsUsage>,
 }
 
 impl Quota {
     /// A quota over `dirs`, with the current usage measured now.
-    pub fn new(dirs: Vec<Dir>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
+    pub fn new(dirs: Vec<Arc<Dir>>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
         let q = Quota {
             max_bytes,
             max_files,
@@ -116,13 +116,13 @@ fn walk(dir: &Dir, rel: &Path, total: &mut FsUsage, depth: usize) {
 /// A bashkit backend over one capability directory.
 #[derive(Debug)]
 pub struct CapFs {
-    dir: Dir,
+    dir: Arc<Dir>,
     quota: Arc<Quota>,
 }
 
 impl CapFs {
     /// A backend over `dir`, charging writes to `quota`.
-    pub fn new(dir: Dir, quota: Arc<Quota>) -> CapFs {
+    pub fn new(dir: Arc<Dir>, quota: Arc<Quota>) -> CapFs {
         CapFs { dir, quota }
     }
 }

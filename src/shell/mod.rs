@@ -178,16 +178,11 @@ impl Shell {
     /// # Errors
     /// [`ShellError::Mount`] when the directories cannot be shared.
     pub fn new(sandbox: Arc<Sandbox>, settings: ShellSettings) -> Result<Shell, ShellError> {
-        let clone = |dir: &cap_std::fs::Dir, path: &'static str| {
-            dir.try_clone().map_err(|e| ShellError::Mount {
-                path,
-                detail: e.to_string(),
-            })
-        };
-        let ws = clone(sandbox.workspace().dir(), GUEST_WORKSPACE)?;
-        let tmp = clone(sandbox.scratch_dir(), GUEST_TMP)?;
+        // The sandbox's own directory handles, shared: no extra file descriptors per shell.
+        let ws = sandbox.workspace().shared_dir();
+        let tmp = sandbox.scratch_shared();
         let quota = Quota::new(
-            vec![clone(&ws, GUEST_WORKSPACE)?, clone(&tmp, GUEST_TMP)?],
+            vec![ws.clone(), tmp.clone()],
             settings.disk_quota_bytes,
             settings.max_files,
         );
@@ -228,7 +223,7 @@ impl Shell {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }
         let bash = b.build();
-        let mount = |path: &'static str, dir: cap_std::fs::Dir| {
+        let mount = |path: &'static str, dir: Arc<cap_std::fs::Dir>| {
             let fs = PosixFs::new(CapFs::new(dir, quota.clone()));
             bash.mount(path, Arc::new(fs))
                 .map_err(|e| ShellError::Mount {
