@@ -330,8 +330,9 @@ impl Episode {
             "total_seconds": result.total_seconds,
         });
         if let Err(e) = self.recorder.finish(summary).await {
-            self.say(&format!("warning: the trajectory is incomplete: {e}"));
-            result.record_error = Some(format!("the trajectory is incomplete: {e}"));
+            let why = format!("the trajectory is incomplete: {e}");
+            self.say(&format!("warning: {why}"));
+            result.record_error = Some(why);
         }
         result
     }

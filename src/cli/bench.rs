@@ -152,17 +152,19 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
         fresh,
         Some((native, "native process")),
     ));
+    // `python3 -c CODE` in an existing sandbox (a fresh instance each time), timed.
+    let call = |sandbox: &Sandbox, code: &str| -> anyhow::Result<Duration> {
+        let started = Instant::now();
+        let r = rt.block_on(sandbox.python(&["-c".into(), code.into()], b""))?;
+        let elapsed = started.elapsed();
+        if r.exit_code != 0 {
+            bail!("{code} failed: {}", r.stderr_text());
+        }
+        Ok(elapsed)
+    };
     let reuse = {
         let sandbox = Sandbox::builder(runtime.clone()).build()?;
-        repeat(n, || {
-            let started = Instant::now();
-            let r = rt.block_on(sandbox.python(&["-c".into(), "print(1)".into()], b""))?;
-            let elapsed = started.elapsed();
-            if r.exit_code != 0 {
-                bail!("print(1) failed: {}", r.stderr_text());
-            }
-            Ok(elapsed)
-        })?
+        repeat(n, || call(&sandbox, "print(1)"))?
     };
     rows.push((
         "`python3 -c 'print(1)'` in an existing sandbox (fresh instance)".into(),
@@ -178,20 +180,11 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
                     a = np.random.rand(300, 300); b = a @ a\n\
                     x = sp.Symbol('x'); sp.integrate(sp.sin(x) ** 2, x)\n\
                     pd.DataFrame(np.random.rand(10000, 8)).describe()";
-        let call = |code: &str| -> anyhow::Result<Duration> {
-            let started = Instant::now();
-            let r = rt.block_on(sandbox.python(&["-c".into(), code.into()], b""))?;
-            let elapsed = started.elapsed();
-            if r.exit_code != 0 {
-                bail!("{code} failed: {}", r.stderr_text());
-            }
-            Ok(elapsed)
-        };
         let (mut first, mut second) = (Vec::new(), Vec::new());
         for _ in 0..n {
-            call(work)?;
-            first.push(call("print(1)")?);
-            second.push(call("print(1)")?);
+            call(&sandbox, work)?;
+            first.push(call(&sandbox, "print(1)")?);
+            second.push(call(&sandbox, "print(1)")?);
         }
         (median(first), median(second))
     };
@@ -271,10 +264,7 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
     rows.push((
         format!(
             "in-process fresh sandbox + `import numpy, sympy` (snapshot with {} imported)",
-            match runtime.preloaded() {
-                [] => "nothing".to_string(),
-                m => m.join(", "),
-            }
+            snapshot_holds(&runtime)
         ),
         preloaded_imports,
         Some((native, "native process")),
@@ -524,6 +514,14 @@ fn throughput(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> anyhow::R
     Ok(())
 }
 
+/// What the snapshot of `runtime` has imported, for labels.
+fn snapshot_holds(runtime: &Runtime) -> String {
+    match runtime.preloaded() {
+        [] => "nothing (stock)".to_string(),
+        m => m.join(", "),
+    }
+}
+
 /// What each candidate module costs to import on every call from the stock snapshot, against
 /// this runtime's snapshot: the measurement behind the default preload list.
 fn import_costs(
@@ -532,19 +530,11 @@ fn import_costs(
     stock: &Arc<Runtime>,
     n: usize,
 ) -> anyhow::Result<()> {
-    let mut candidates =
-        llm_in_sandbox::runtime::parse_preload(llm_in_sandbox::runtime::DEFAULT_PRELOAD);
-    for extra in ["sklearn", "statsmodels.api"] {
-        if !candidates.iter().any(|m| m == extra) {
-            candidates.push(extra.to_string());
-        }
-    }
+    // The default set, plus heavy modules it leaves out.
+    let candidates = llm_in_sandbox::runtime::parse_preload("+sklearn,statsmodels.api");
     println!(
-        "\nImport cost per call (fresh sandbox + `import M`; snapshot here: {}):\n",
-        match runtime.preloaded() {
-            [] => "stock".to_string(),
-            m => m.join(", "),
-        }
+        "\nImport cost per call (fresh sandbox + `import M`; snapshot with {} imported):\n",
+        snapshot_holds(runtime)
     );
     println!("| module | stock snapshot | this snapshot | saved per call |");
     println!("|---|---|---|---|");

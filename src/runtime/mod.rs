@@ -191,9 +191,8 @@ pub struct Runtime {
     driver: tokio::sync::OnceCell<String>,
     /// Where the marshalled driver is cached on disk (next to the compiled module).
     driver_cache: PathBuf,
-    /// Whether the module already defines the driver (the preloaded snapshot does).
-    driver_in_snapshot: bool,
-    /// The modules imported in the snapshot every call starts from (empty: stock snapshot).
+    /// The modules imported in the snapshot every call starts from. Empty: the stock snapshot,
+    /// which (unlike the preloaded one) does not define the driver.
     preloaded: Vec<String>,
 }
 
@@ -307,7 +306,6 @@ impl Runtime {
             files,
             stop_ticker,
             driver: tokio::sync::OnceCell::new(),
-            driver_in_snapshot,
             preloaded: if driver_in_snapshot {
                 cfg.preload.clone()
             } else {
@@ -405,7 +403,7 @@ impl Runtime {
             return Ok(RunResult::usage(req.invocation, started));
         };
         // The request goes through the host door (see door.rs), so the code is constant.
-        let code = if self.driver_in_snapshot {
+        let code = if !self.preloaded.is_empty() {
             "_lis_main()".to_string()
         } else {
             let driver = self

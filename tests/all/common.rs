@@ -6,14 +6,19 @@ use llm_in_sandbox::artifacts::{self, SetupOptions};
 use llm_in_sandbox::runtime::{Limits, RunResult, Runtime, RuntimeConfig};
 use llm_in_sandbox::sandbox::Sandbox;
 
+/// Where the tests' runtime comes from: the shared cache (and `$LLM_IN_SANDBOX_ARTIFACTS`).
+pub fn setup_options() -> SetupOptions {
+    SetupOptions {
+        cache_root: artifacts::cache_root(None),
+        source: std::env::var_os("LLM_IN_SANDBOX_ARTIFACTS").map(Into::into),
+    }
+}
+
 /// The shared runtime, set up on first use (download + compile on a cold cache).
 pub fn runtime() -> Arc<Runtime> {
     static RT: OnceLock<Arc<Runtime>> = OnceLock::new();
     RT.get_or_init(|| {
-        let setup = SetupOptions {
-            cache_root: artifacts::cache_root(None),
-            source: std::env::var_os("LLM_IN_SANDBOX_ARTIFACTS").map(Into::into),
-        };
+        let setup = setup_options();
         let config = RuntimeConfig::new(setup.cache_root.clone());
         let rt = llm_in_sandbox::load_runtime(&setup, &config, &|m| eprintln!("setup: {m}"))
             .unwrap_or_else(|e| panic!("cannot load the runtime: {e}"));

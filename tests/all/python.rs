@@ -263,10 +263,7 @@ async fn a_call_that_writes_a_lot_leaves_nothing_for_the_next() {
     // its memory; one that writes less has its pages copied back. Either way the next call
     // starts from the clean snapshot. A runtime with two slots (a finished call's instance may
     // still be being dropped when the next starts), so calls keep reusing the same two.
-    let setup = llm_in_sandbox::artifacts::SetupOptions {
-        cache_root: llm_in_sandbox::artifacts::cache_root(None),
-        source: std::env::var_os("LLM_IN_SANDBOX_ARTIFACTS").map(Into::into),
-    };
+    let setup = crate::common::setup_options();
     let mut config = llm_in_sandbox::runtime::RuntimeConfig::new(setup.cache_root.clone());
     config.max_instances = 2;
     runtime(); // the shared cache is ready: no second setup races it

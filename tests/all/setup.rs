@@ -83,15 +83,11 @@ async fn a_preload_that_cannot_be_made_falls_back_to_the_stock_snapshot_and_says
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos())
     );
-    let setup = || SetupOptions {
-        cache_root: artifacts::cache_root(None),
-        source: std::env::var_os("LLM_IN_SANDBOX_ARTIFACTS").map(Into::into),
-    };
     let mut config = RuntimeConfig::new(artifacts::cache_root(None));
     config.preload = vec!["json".into(), missing.clone()];
     config.max_instances = 2;
     let load = move |config: RuntimeConfig| {
-        let setup = setup();
+        let setup = crate::common::setup_options();
         let said = Arc::new(Mutex::new(Vec::<String>::new()));
         let log = said.clone();
         let rt = llm_in_sandbox::load_runtime(&setup, &config, &move |m: &str| {
