@@ -12,7 +12,8 @@
 
 pub mod agent;
 pub mod artifacts;
-pub mod bench;
+pub mod eval;
+pub mod fsutil;
 pub mod config;
 pub mod llm;
 pub mod runtime;

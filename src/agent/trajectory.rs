@@ -1,7 +1,10 @@
 //! The episode's record, written as it happens by one writer task that receives events over a
 //! channel (no interleaved writes): `events.jsonl` gets one line per event, flushed at once, and
-//! `trajectory.json` (the reference system's shape) is rewritten atomically after every step, so
-//! a crash or Ctrl-C leaves a valid partial trajectory.
+//! `trajectory.json` (the reference system's shape) gets each step appended in place (only the
+//! closing `]}` is rewritten, so the cost of a step does not grow with the episode), staying
+//! valid JSON after every step; at the end it is replaced whole with the summary. A crash or
+//! Ctrl-C leaves a valid partial trajectory, and [`read`] rebuilds one from `events.jsonl` if a
+//! write was torn.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -49,6 +52,7 @@ pub struct StepMeta {
 enum Msg {
     Event(Value),
     Step(Box<Step>),
+    Flush(oneshot::Sender<()>),
     Finish(Value, oneshot::Sender<std::io::Result<()>>),
 }
 
@@ -65,12 +69,21 @@ impl std::fmt::Debug for Msg {
     }
 }
 
+/// `trajectory.json` while the episode runs: the header, `"status": "running"` and the steps
+/// array last, so a step is appended in place by rewriting only the closing `]}`.
+struct Open {
+    file: std::fs::File,
+    /// Where the closing `]}` starts.
+    tail: u64,
+    steps: usize,
+}
+
 struct Writer {
     dir: PathBuf,
     events: std::fs::File,
     header: Value,
+    trajectory: Open,
     steps: Vec<Step>,
-    summary: Value,
     /// The first write that failed before the end (reported by `finish`, not dropped).
     failed: Option<String>,
 }
@@ -92,24 +105,81 @@ impl Writer {
             o.insert("time".into(), json!(unix_time()));
         }
         writeln!(self.events, "{e}")?;
-        self.events.flush()
+        self.events.flush()?;
+        still_linked(&self.events)
     }
 
-    fn write_trajectory(&self) -> std::io::Result<()> {
-        let mut doc = self.header.clone();
-        if let Some(o) = doc.as_object_mut() {
-            o.insert("steps".into(), json!(self.steps));
-            if let Some(s) = self.summary.as_object() {
-                for (k, v) in s {
-                    o.insert(k.clone(), v.clone());
-                }
+    /// Append one step to the open `trajectory.json`; it is valid JSON before and after.
+    fn append_step(&mut self, step: &Step) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let t = &mut self.trajectory;
+        let sep = if t.steps == 0 { "\n" } else { ",\n" };
+        let text = format!("{sep}{}]}}", serde_json::to_string(step)?);
+        t.file.write_all_at(text.as_bytes(), t.tail)?;
+        t.tail += text.len() as u64 - 2;
+        t.steps += 1;
+        still_linked(&t.file)
+    }
+
+    /// The whole document, pretty, replacing the open one atomically.
+    fn write_final(&self, summary: &Value) -> std::io::Result<()> {
+        let doc = document(&self.header, &self.steps, summary);
+        crate::fsutil::write_atomic(
+            &self.dir.join("trajectory.json"),
+            &serde_json::to_vec_pretty(&doc)?,
+        )
+    }
+}
+
+/// `trajectory.json`'s shape: the header's fields, `steps`, then the summary's fields.
+fn document(header: &Value, steps: &[Step], summary: &Value) -> Value {
+    let mut doc = header.clone();
+    if let Some(o) = doc.as_object_mut() {
+        o.insert("steps".into(), json!(steps));
+        if let Some(s) = summary.as_object() {
+            for (k, v) in s {
+                o.insert(k.clone(), v.clone());
             }
         }
-        let path = self.dir.join("trajectory.json");
-        let tmp = self.dir.join("trajectory.json.partial");
-        std::fs::write(&tmp, serde_json::to_vec_pretty(&doc).unwrap_or_default())?;
-        std::fs::rename(tmp, path)
     }
+    doc
+}
+
+/// Open `trajectory.json` for appending: `{...header, "status": "running", "steps": []}`.
+fn open_trajectory(dir: &Path, header: &Value) -> std::io::Result<Open> {
+    use std::os::unix::fs::FileExt;
+    let mut head = match header {
+        Value::Object(o) if !o.is_empty() => {
+            let s = serde_json::to_string(o)?;
+            format!("{},", &s[..s.len() - 1])
+        }
+        _ => "{".to_string(),
+    };
+    head.push_str("\"status\":\"running\",\"steps\":[");
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(dir.join("trajectory.json"))?;
+    file.write_all_at(format!("{head}]}}").as_bytes(), 0)?;
+    Ok(Open {
+        file,
+        tail: head.len() as u64,
+        steps: 0,
+    })
+}
+
+/// A write into a file whose folder was removed succeeds but lands nowhere: say so.
+fn still_linked(f: &std::fs::File) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if f.metadata()?.nlink() == 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "the file was deleted while being written",
+        ));
+    }
+    Ok(())
 }
 
 fn unix_time() -> f64 {
@@ -119,30 +189,71 @@ fn unix_time() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Read a recorded trajectory: `trajectory.json` when it is whole and valid, otherwise (a
+/// torn write at a crash) rebuilt from `events.jsonl`, which holds the header, every step and
+/// the summary.
+///
+/// # Errors
+/// When neither file can be read.
+pub fn read(dir: &Path) -> std::io::Result<Value> {
+    if let Ok(doc) = std::fs::read(dir.join("trajectory.json"))
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string()))
+    {
+        return Ok(doc);
+    }
+    let text = std::fs::read_to_string(dir.join("events.jsonl"))?;
+    let (mut header, mut steps, mut summary) = (json!({}), Vec::new(), json!({"status": "running"}));
+    for line in text.lines() {
+        let Ok(e) = serde_json::from_str::<Value>(line) else {
+            continue; // a torn last line
+        };
+        match e["type"].as_str() {
+            Some("start") => header = e["header"].clone(),
+            Some("step") => steps.push(e["step"].clone()),
+            Some("finish") => summary = e["summary"].clone(),
+            _ => {}
+        }
+    }
+    let mut doc = header;
+    if let Some(o) = doc.as_object_mut() {
+        o.insert("steps".into(), Value::Array(steps));
+        if let Some(s) = summary.as_object() {
+            for (k, v) in s {
+                o.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    Ok(doc)
+}
+
 impl Recorder {
     /// Start recording into `dir` (created if missing). `header` holds the fixed fields of
-    /// `trajectory.json` (e.g. `problem_statement`, model).
+    /// `trajectory.json` (e.g. `problem_statement`, model). The writer runs on the sandbox
+    /// threads.
     ///
     /// # Errors
-    /// When the directory or the events file cannot be created.
+    /// When the directory or the files cannot be created.
     pub fn start(dir: &Path, header: Value) -> std::io::Result<Recorder> {
         std::fs::create_dir_all(dir)?;
         let events = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(dir.join("events.jsonl"))?;
+        let trajectory = open_trajectory(dir, &header)?;
         let mut w = Writer {
             dir: dir.to_path_buf(),
             events,
             header,
+            trajectory,
             steps: Vec::new(),
-            summary: json!({"status": "running"}),
             failed: None,
         };
-        w.write_trajectory()?;
+        let r = w.event(json!({"type": "start", "header": w.header}));
+        w.check("writing events.jsonl", 0, r);
         let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
-        tokio::spawn(async move {
-            // Blocking writes are small and sequential; one task owns the files.
+        crate::runtime::executor::detach(async move {
+            // Small sequential writes; one task owns the files.
             while let Some(msg) = rx.recv().await {
                 match msg {
                     Msg::Event(e) => {
@@ -153,15 +264,17 @@ impl Recorder {
                         let step = s.metadata.step as usize;
                         let r = w.event(json!({"type": "step", "step": *s}));
                         w.check("writing events.jsonl", step, r);
-                        w.steps.push(*s);
-                        let r = w.write_trajectory();
+                        let r = w.append_step(&s);
                         w.check("writing trajectory.json", step, r);
+                        w.steps.push(*s);
+                    }
+                    Msg::Flush(done) => {
+                        let _ = done.send(());
                     }
                     Msg::Finish(summary, done) => {
                         let r = w.event(json!({"type": "finish", "summary": summary}));
                         w.check("writing events.jsonl", w.steps.len(), r);
-                        w.summary = summary;
-                        let last = w.write_trajectory();
+                        let last = w.write_final(&summary);
                         // The final write may succeed after earlier ones failed: those steps
                         // may be missing from the files, so say so (both, when both failed).
                         let _ = done.send(match (last, w.failed.take()) {
@@ -175,7 +288,8 @@ impl Recorder {
                     }
                 }
             }
-        });
+        })
+        .map_err(std::io::Error::other)?;
         Ok(Recorder {
             tx,
             dir: dir.to_path_buf(),
@@ -192,9 +306,16 @@ impl Recorder {
         let _ = self.tx.send(Msg::Event(e));
     }
 
-    /// Record a completed step (also rewrites `trajectory.json`).
+    /// Record a completed step (appended to `events.jsonl` and `trajectory.json`).
     pub fn step(&self, s: Step) {
         let _ = self.tx.send(Msg::Step(Box::new(s)));
+    }
+
+    /// Wait until everything recorded so far has been written.
+    pub async fn flush(&self) {
+        let (done, wait) = oneshot::channel();
+        let _ = self.tx.send(Msg::Flush(done));
+        let _ = wait.await;
     }
 
     /// Write the final summary into `trajectory.json` and wait until it is on disk.
@@ -237,19 +358,21 @@ mod tests {
         let dir = root.path().join("run");
         let rec = Recorder::start(&dir, json!({"problem_statement": "x"})).unwrap();
         rec.step(step(1));
-        // One writer task on this (current-thread) runtime: a sleep lets it drain the queue.
-        let drain = || tokio::time::sleep(std::time::Duration::from_millis(50));
-        drain().await;
+        rec.flush().await;
+        let partial = read(&dir).unwrap();
+        assert_eq!(partial["status"], "running");
+        assert_eq!(partial["steps"][0]["observation"], "step 1");
         // The folder disappears: the next step cannot be written...
         std::fs::remove_dir_all(&dir).unwrap();
         rec.step(step(2));
-        drain().await;
+        rec.flush().await;
         // ...and comes back before the end, so the final write itself succeeds.
         std::fs::create_dir_all(&dir).unwrap();
         let err = rec.finish(json!({"status": "finished"})).await.unwrap_err();
         let msg = err.to_string();
         assert!(
-            msg.contains("trajectory.json") && msg.contains("step 2"),
+            (msg.contains("events.jsonl") || msg.contains("trajectory.json"))
+                && msg.contains("step 2"),
             "{msg}"
         );
         assert!(dir.join("trajectory.json").is_file());

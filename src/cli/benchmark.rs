@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 
-use llm_in_sandbox::bench::{self, BenchSettings, Mode, Scorer, Shard, TaskSpec, parse_jsonl};
+use llm_in_sandbox::eval::{self, BenchSettings, Mode, Scorer, Shard, TaskSpec, parse_jsonl};
 
 use super::run::{ModelArgs, Resolved};
 use super::{GlobalArgs, tokio_runtime};
@@ -111,8 +111,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         llm,
         episode,
         prompt_config,
-        command_timeout,
-        network: _,
+        sandbox,
     } = args.model.resolve()?;
     let mut task = task;
     if task.prompt_config.is_none() {
@@ -165,17 +164,17 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         run_dir: run_dir.clone(),
         llm,
         episode,
-        command_timeout,
+        sandbox,
         progress: true,
     };
-    let outcome = tokio_runtime()?.block_on(bench::runner::run(runtime, &task, rows, settings))?;
+    let outcome = tokio_runtime()?.block_on(eval::runner::run(runtime, &task, rows, settings))?;
     if outcome.resumed > 0 {
         eprintln!(
             "llm-in-sandbox: {} rows were already done and skipped",
             outcome.resumed
         );
     }
-    print!("{}", bench::report::table(&outcome.summary));
+    print!("{}", eval::report::table(&outcome.summary));
     println!("results: {}", run_dir.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -196,8 +195,8 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
             bail!("{} has no results.jsonl", d.display());
         }
     }
-    let summary = bench::merge(&args.dirs, &args.output)?;
-    print!("{}", bench::report::table(&summary));
+    let summary = eval::merge(&args.dirs, &args.output)?;
+    print!("{}", eval::report::table(&summary));
     println!("results: {}", args.output.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -238,7 +237,7 @@ pub fn plot(args: PlotArgs) -> anyhow::Result<ExitCode> {
     }
     let series: Vec<(&str, &serde_json::Value)> =
         summaries.iter().map(|(l, s)| (l.as_str(), s)).collect();
-    std::fs::write(&args.output, bench::report::svg(&series))
+    std::fs::write(&args.output, eval::report::svg(&series))
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     println!("wrote {}", args.output.display());
     Ok(ExitCode::SUCCESS)

@@ -1,8 +1,8 @@
 //! Command-line interface: flags are parsed into raw structs here, then turned into the
 //! library's validated settings.
 
-mod bench;
 mod benchmark;
+mod perf;
 mod run;
 
 use std::io::{IsTerminal, Read, Write};
@@ -74,8 +74,10 @@ enum Command {
     /// Examples: llm-in-sandbox exec -- python3 -c 'import numpy; print(numpy.arange(3))'
     ///           llm-in-sandbox exec --workspace ws --bash 'ls -la | head; python3 -c "print(1)"'
     Exec(ExecArgs),
-    /// Measure start-up and per-command costs against a native python3 in the same run.
-    Bench(bench::BenchArgs),
+    /// Measure speed and memory (sandbox start, per-command cost, episodes/s, memory per
+    /// sandbox) against a native python3 / bash measured in the same run. `bench` is an alias.
+    #[command(alias = "bench")]
+    Perf(perf::PerfArgs),
     /// Solve one task with an LLM working in a sandbox (any OpenAI-compatible endpoint).
     ///
     /// Example: llm-in-sandbox run --llm-base-url http://localhost:8000/v1 --llm-name Qwen3-8B
@@ -115,8 +117,8 @@ struct ExecArgs {
     /// With --bash: print the observation the model would see (Exit code, [STDOUT], [STDERR]).
     #[arg(long, requires = "bash")]
     observation: bool,
-    /// Hosts that curl/wget in the shell may reach (comma-separated host or host:port).
-    /// Default: no network.
+    /// Hosts the sandbox may reach (curl/wget in the shell; comma-separated host or
+    /// host:port). Default: no network.
     #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
     allow_net: Vec<String>,
     /// Disk quota for /testbed and /tmp together, in MiB (shell and Python writes).
@@ -168,7 +170,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Setup => setup(&cli.global),
         Command::Exec(args) => exec(&cli.global, args),
-        Command::Bench(args) => bench::run(&cli.global, args),
+        Command::Perf(args) => perf::run(&cli.global, args),
         Command::Run(args) => run::run(&cli.global, *args),
         Command::Benchmark(args) => benchmark::run(&cli.global, *args),
         Command::Merge(args) => benchmark::merge(args),
@@ -217,10 +219,6 @@ fn exec(global: &GlobalArgs, mut args: ExecArgs) -> anyhow::Result<ExitCode> {
             args.command.join(" ")
         );
     }
-    let workspace = match &args.workspace {
-        Some(dir) => Workspace::open(dir)?,
-        None => Workspace::temporary()?,
-    };
     let stdin = if std::io::stdin().is_terminal() {
         Vec::new()
     } else {
@@ -230,11 +228,7 @@ fn exec(global: &GlobalArgs, mut args: ExecArgs) -> anyhow::Result<ExitCode> {
             .context("cannot read stdin")?;
         buf
     };
-    let runtime = global.load_runtime()?;
-    let sandbox = Sandbox::builder(runtime)
-        .workspace(workspace)
-        .limits(limits.clone())
-        .build()?;
+    let sandbox = exec_sandbox(global, &args, &limits)?;
     let result = tokio_runtime()?.block_on(sandbox.python(rest, &stdin))?;
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
@@ -279,24 +273,13 @@ fn exec_bash(
     limits: Limits,
     script: &str,
 ) -> anyhow::Result<ExitCode> {
-    let workspace = match &args.workspace {
-        Some(dir) => Workspace::open(dir)?,
-        None => Workspace::temporary()?,
-    };
     let settings = ShellSettings {
         timeout: limits.timeout,
         max_output_bytes: limits.output_bytes,
-        disk_quota_bytes: args.disk_quota << 20,
-        network: NetworkPolicy::allow(&args.allow_net)?,
-        ..ShellSettings::default()
     };
-    let runtime = global.load_runtime()?;
-    let sandbox = Sandbox::builder(runtime)
-        .workspace(workspace)
-        .limits(limits)
-        .build()?;
+    let sandbox = exec_sandbox(global, args, &limits)?;
     let mut shell = Shell::new(Arc::new(sandbox), settings)?;
-    let result = tokio_runtime()?.block_on(shell.exec(script));
+    let result = tokio_runtime()?.block_on(shell.exec(script))?;
     if args.observation {
         print!("{}", observation(&result, &ObservationFormat::default()));
         return Ok(ExitCode::SUCCESS);
@@ -314,6 +297,23 @@ fn exec_bash(
     ))
 }
 
+/// The sandbox of `exec`: its workspace, limits, quota and network policy (the same for Python
+/// and bash).
+fn exec_sandbox(global: &GlobalArgs, args: &ExecArgs, limits: &Limits) -> anyhow::Result<Sandbox> {
+    let workspace = match &args.workspace {
+        Some(dir) => Workspace::open(dir)?,
+        None => Workspace::temporary()?,
+    };
+    let network = NetworkPolicy::allow(&args.allow_net)?;
+    let runtime = global.load_runtime()?;
+    Ok(Sandbox::builder(runtime)
+        .workspace(workspace)
+        .limits(limits.clone())
+        .disk_quota(args.disk_quota.saturating_mul(1 << 20))
+        .network(network)
+        .build()?)
+}
+
 fn limits_from(args: &ExecArgs) -> anyhow::Result<Limits> {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         bail!("--timeout must be a positive number of seconds");
@@ -325,6 +325,5 @@ fn limits_from(args: &ExecArgs) -> anyhow::Result<Limits> {
         timeout: Duration::from_secs_f64(args.timeout),
         memory_bytes: args.memory << 20,
         output_bytes: args.output_limit,
-        write_bytes: None,
     })
 }

@@ -2,22 +2,18 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::{Map, Value, json};
 
-use llm_in_sandbox::agent::trajectory::Recorder;
-use llm_in_sandbox::agent::{Episode, EpisodeSettings, Prompts, StopReason};
+use llm_in_sandbox::agent::{
+    EpisodeSettings, EpisodeSpec, Prompts, SandboxSettings, StopReason, setup,
+};
 use llm_in_sandbox::config::{self, FileConfig};
 use llm_in_sandbox::llm::{Client, LlmConfig};
-use llm_in_sandbox::runtime::Limits;
-use llm_in_sandbox::sandbox::Sandbox;
-use llm_in_sandbox::shell::{NetworkPolicy, Shell, ShellSettings};
-use llm_in_sandbox::tools::Toolbox;
-use llm_in_sandbox::workspace::Workspace;
+use llm_in_sandbox::sandbox::{GUEST_WORKSPACE, NetworkPolicy};
 
 use super::{GlobalArgs, tokio_runtime};
 
@@ -80,9 +76,14 @@ pub struct ModelArgs {
     /// Time limit per tool command, in seconds.
     #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
     command_timeout: f64,
-    /// Hosts that curl/wget may reach (comma-separated). Default: no network.
+    /// Hosts the sandbox may reach (curl/wget; comma-separated host or host:port).
+    /// Default: no network.
     #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
     allow_net: Vec<String>,
+    /// Disk quota of each sandbox's /testbed and /tmp together, in MiB (shell, editor and
+    /// Python writes alike).
+    #[arg(long, default_value_t = 1024, value_name = "MB")]
+    disk_quota: u64,
     /// Seconds allowed for one HTTP request to the model.
     #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
     request_timeout: f64,
@@ -96,8 +97,7 @@ pub struct Resolved {
     pub llm: LlmConfig,
     pub episode: EpisodeSettings,
     pub prompt_config: Option<PathBuf>,
-    pub command_timeout: Duration,
-    pub network: NetworkPolicy,
+    pub sandbox: SandboxSettings,
 }
 
 impl ModelArgs {
@@ -153,8 +153,12 @@ impl ModelArgs {
                 ..EpisodeSettings::default()
             },
             prompt_config: self.prompt_config.clone().or(prompt_config),
-            command_timeout: Duration::from_secs_f64(self.command_timeout.max(0.1)),
-            network: NetworkPolicy::allow(&self.allow_net)?,
+            sandbox: SandboxSettings {
+                command_timeout: Duration::from_secs_f64(self.command_timeout.max(0.1)),
+                disk_quota: self.disk_quota.saturating_mul(1 << 20),
+                network: NetworkPolicy::allow(&self.allow_net)?,
+                ..SandboxSettings::default()
+            },
         })
     }
 }
@@ -189,23 +193,29 @@ pub fn timestamp() -> String {
     )
 }
 
-fn copy_into(ws: &Workspace, from: &Path, to: &str) -> anyhow::Result<usize> {
-    let mut n = 0;
-    for entry in
-        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
-    {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let path = entry.path();
-        let ty = entry.file_type()?;
-        if ty.is_dir() {
-            n += copy_into(ws, &path, &format!("{to}/{name}"))?;
-        } else if ty.is_file() {
-            ws.write(&format!("{to}/{name}"), std::fs::read(&path)?)?;
-            n += 1;
+/// The files under `from`, with paths relative to it, for the episode's input folder.
+fn read_inputs(from: &Path) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+    fn walk(from: &Path, prefix: &str, out: &mut Vec<(String, Vec<u8>)>) -> anyhow::Result<()> {
+        for entry in
+            std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
+        {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            let ty = entry.file_type()?;
+            if ty.is_dir() {
+                walk(&path, &format!("{prefix}{name}/"), out)?;
+            } else if ty.is_file() {
+                let bytes =
+                    std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+                out.push((format!("{prefix}{name}"), bytes));
+            }
         }
+        Ok(())
     }
-    Ok(n)
+    let mut out = Vec::new();
+    walk(from, "", &mut out)?;
+    Ok(out)
 }
 
 fn copy_out(dir: &cap_std::fs::Dir, rel: &str, to: &Path) -> anyhow::Result<()> {
@@ -231,8 +241,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
         llm,
         episode,
         prompt_config,
-        command_timeout: timeout,
-        network,
+        sandbox,
     } = args.model.resolve()?;
     let mut prompts = Prompts {
         input_dir: "/testbed/input".into(),
@@ -243,49 +252,38 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = prompt_config {
         prompts = prompts.load(&p)?;
     }
-    let settings = EpisodeSettings {
-        answer_file: prompts.answer_file.clone(),
-        prompts,
-        ..episode
-    };
-
+    let settings = EpisodeSettings { prompts, ..episode };
     let run_dir = args.output_dir.join(timestamp());
-    let workspace = Workspace::temporary()?;
-    workspace.write("output/.keep", "")?;
-    if let Some(dir) = &args.input_dir {
-        let n = copy_into(&workspace, dir, "input")?;
-        eprintln!("llm-in-sandbox: {n} input files copied to /testbed/input/");
+    let input_files = match &args.input_dir {
+        Some(dir) => read_inputs(dir)?,
+        None => Vec::new(),
+    };
+    if !input_files.is_empty() {
+        eprintln!(
+            "llm-in-sandbox: {} input files go to {}/",
+            input_files.len(),
+            settings.prompts.input_dir
+        );
     }
     let runtime = global.load_runtime()?;
-    let sandbox = Sandbox::builder(runtime)
-        .workspace(workspace)
-        .limits(Limits {
-            timeout,
-            ..Limits::default()
-        })
-        .build()?;
-    let shell = Shell::new(
-        Arc::new(sandbox),
-        ShellSettings {
-            timeout,
-            network,
-            ..ShellSettings::default()
-        },
-    )?;
     let client = Client::new(llm.clone())?;
     let rt = tokio_runtime()?;
     let query = args.query.clone();
     let result = rt.block_on(async move {
-        let recorder = Recorder::start(
-            &run_dir,
-            json!({"problem_statement": query, "model": llm.model, "base_url": llm.base_url}),
-        )
-        .with_context(|| format!("cannot write to {}", run_dir.display()))?;
+        let spec = EpisodeSpec {
+            sandbox,
+            episode: settings,
+            workspace: None,
+            input_files,
+            record_dir: run_dir.clone(),
+            header: json!({"problem_statement": query, "model": llm.model, "base_url": llm.base_url}),
+        };
+        let episode = setup(&runtime, client, spec).await?;
         eprintln!("llm-in-sandbox: recording to {}", run_dir.display());
-        let tools = Toolbox::new(shell);
-        let sandbox = tools.shell().sandbox().clone();
-        let episode = Episode::new(client, tools, settings, recorder.clone())
-            .on_progress(Box::new(|line| eprintln!("  {line}")));
+        let recorder = episode.recorder().clone();
+        let sandbox = episode.sandbox().clone();
+        let output_dir = episode.settings().prompts.output_dir.clone();
+        let episode = episode.on_progress(Box::new(|line| eprintln!("  {line}")));
         let result = tokio::select! {
             r = episode.run(&query) => r,
             _ = tokio::signal::ctrl_c() => {
@@ -293,7 +291,11 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
                 bail!("interrupted; the partial trajectory is in {}", run_dir.display());
             }
         };
-        copy_out(sandbox.workspace().dir(), "output", &run_dir.join("output"))?;
+        let rel = output_dir
+            .strip_prefix(GUEST_WORKSPACE)
+            .unwrap_or("output")
+            .trim_start_matches('/');
+        copy_out(sandbox.workspace().dir(), if rel.is_empty() { "." } else { rel }, &run_dir.join("output"))?;
         anyhow::Ok((result, run_dir))
     })?;
     let (result, run_dir) = result;
@@ -315,7 +317,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(match result.stop {
         StopReason::Submitted => ExitCode::SUCCESS,
-        StopReason::LlmError(_) => ExitCode::from(3),
+        StopReason::LlmError(_) | StopReason::HostError(_) => ExitCode::from(3),
         _ => ExitCode::from(1),
     })
 }

@@ -14,9 +14,6 @@ pub struct Limits {
     pub memory_bytes: u64,
     /// Bytes kept per stream (stdout, stderr); the rest is counted and dropped.
     pub output_bytes: usize,
-    /// Bytes the guest may write to files during the run (a disk quota's remaining room);
-    /// past it writes fail with `ENOSPC`. `None` (the default): no limit.
-    pub write_bytes: Option<u64>,
 }
 
 impl Default for Limits {
@@ -25,7 +22,6 @@ impl Default for Limits {
             timeout: Duration::from_secs(120),
             memory_bytes: 2 << 30,
             output_bytes: 8 << 20,
-            write_bytes: None,
         }
     }
 }

@@ -4,8 +4,10 @@
 
 mod cache;
 mod door;
+pub mod executor;
 mod invocation;
 mod io;
+pub mod layout;
 mod limits;
 mod preload;
 mod quota;
@@ -25,6 +27,7 @@ use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 pub use cache::WASMTIME_VERSION;
 pub use invocation::{Invocation, UsageError};
 pub use limits::{Limits, Outcome, RunResult};
+pub use quota::{Quota, QuotaError, Usage};
 
 use crate::artifacts::RuntimeFiles;
 use limits::MemoryLimiter;
@@ -53,6 +56,21 @@ pub enum RuntimeError {
     /// Instantiating or preparing a run failed (host side, not the guest's fault).
     #[error("cannot start the Python instance: {0}")]
     Instantiate(String),
+    /// Every instance slot stayed busy until the call's deadline passed (more calls at once
+    /// than `RuntimeConfig::max_instances`).
+    #[error(
+        "all {slots} Python instance slots stayed busy for {waited:?}: too many calls at once for \
+         this runtime (raise its max_instances, or run fewer at once)"
+    )]
+    Busy {
+        /// The pool's size.
+        slots: u32,
+        /// How long the call waited.
+        waited: Duration,
+    },
+    /// Host code panicked while running a call (a bug of ours, not the guest's).
+    #[error("internal error while running the sandbox: {0}")]
+    Panicked(String),
     /// A name in the preload list is not a module name.
     #[error(
         "`{0}` in the preload list is not a module name: give dotted Python names separated by \
@@ -127,19 +145,19 @@ fn is_module_name(name: &str) -> bool {
 }
 
 /// A directory the guest sees.
-#[derive(Debug)]
-pub struct Mount<'a> {
-    /// The host directory, as an open capability.
-    pub dir: &'a cap_std::fs::Dir,
+#[derive(Debug, Clone)]
+pub struct Mount {
+    /// The host directory, as an open capability (shared, not reopened).
+    pub dir: Arc<cap_std::fs::Dir>,
     /// Where the guest sees it, e.g. `/testbed`.
-    pub guest_path: &'a str,
+    pub guest_path: String,
     /// Whether the guest may change it.
     pub writable: bool,
 }
 
 /// One `python3` run.
 #[derive(Debug)]
-pub struct RunRequest<'a> {
+pub struct RunRequest {
     /// What to run.
     pub invocation: Invocation,
     /// The guest's environment (exactly this; nothing of the host's leaks in).
@@ -151,14 +169,16 @@ pub struct RunRequest<'a> {
     /// Per-run limits.
     pub limits: Limits,
     /// Directories to preopen, after the runtime's own read-only library folders.
-    pub mounts: Vec<Mount<'a>>,
+    pub mounts: Vec<Mount>,
+    /// The disk quota the guest's file writes and creations are charged to (`None`: none).
+    pub quota: Option<Arc<Quota>>,
 }
 
 struct GuestState {
     wasi: WasiP1Ctx,
     limiter: MemoryLimiter,
-    /// Bytes the guest may still write to files in this run (`None`: no limit).
-    write_budget: Option<u64>,
+    /// The quota file writes are charged to (`None`: no limit).
+    quota: Option<Arc<Quota>>,
     /// The driver's request, handed out once through the host door.
     request: Option<Vec<u8>>,
 }
@@ -175,8 +195,6 @@ const KEEP_RESIDENT: usize = 32 << 20;
 const DRIVER: &str = include_str!("driver.py");
 /// The driver's code file name; its frames are dropped from tracebacks under this name.
 const DRIVER_FILENAME: &str = "<lis-driver>";
-const GUEST_LIB: &str = "/usr/local/lib";
-const GUEST_MPL_DATA: &str = "/usr/local/lib/python315.zip/matplotlib/mpl-data";
 
 /// The shared Python runtime. Cheap to share behind an `Arc`; `run` may be called from many
 /// tasks at once.
@@ -194,6 +212,10 @@ pub struct Runtime {
     /// The modules imported in the snapshot every call starts from. Empty: the stock snapshot,
     /// which (unlike the preloaded one) does not define the driver.
     preloaded: Vec<String>,
+    /// One permit per pooling-allocator slot: a call waits here for a free slot instead of
+    /// failing to instantiate.
+    slots: Arc<tokio::sync::Semaphore>,
+    max_instances: u32,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -306,6 +328,8 @@ impl Runtime {
             files,
             stop_ticker,
             driver: tokio::sync::OnceCell::new(),
+            slots: Arc::new(tokio::sync::Semaphore::new(cfg.max_instances as usize)),
+            max_instances: cfg.max_instances,
             preloaded: if driver_in_snapshot {
                 cfg.preload.clone()
             } else {
@@ -392,12 +416,20 @@ impl Runtime {
         &self.files
     }
 
-    /// Run one `python3` command in a fresh instance.
+    /// Run one `python3` command in a fresh instance, on the sandbox threads (see
+    /// [`executor`]). When every instance slot is busy, the call waits for one (up to its
+    /// deadline).
     ///
     /// # Errors
-    /// Only host-side failures; everything the guest does (exceptions, exit codes, deadline,
-    /// memory cap, traps) is a [`RunResult`].
-    pub async fn run(&self, req: RunRequest<'_>) -> Result<RunResult, RuntimeError> {
+    /// Only host-side failures ([`RuntimeError::Busy`], [`RuntimeError::Instantiate`], ...);
+    /// everything the guest does (exceptions, exit codes, deadline, memory cap, traps) is a
+    /// [`RunResult`].
+    pub async fn run(self: &Arc<Self>, req: RunRequest) -> Result<RunResult, RuntimeError> {
+        let this = self.clone();
+        executor::spawn(async move { this.run_here(req).await }).await?
+    }
+
+    async fn run_here(&self, req: RunRequest) -> Result<RunResult, RuntimeError> {
         let started = Instant::now();
         let Some(request) = request_json(&req) else {
             return Ok(RunResult::usage(req.invocation, started));
@@ -459,6 +491,7 @@ impl Runtime {
                 ..Limits::default()
             },
             mounts: Vec::new(),
+            quota: None,
         };
         let r = self.turn(&code, &req, None, Instant::now()).await?;
         let hex = r.stdout_text();
@@ -481,17 +514,33 @@ impl Runtime {
     async fn turn(
         &self,
         code: &str,
-        req: &RunRequest<'_>,
+        req: &RunRequest,
         request: Option<Vec<u8>>,
         started: Instant,
     ) -> Result<RunResult, RuntimeError> {
         let limits = &req.limits;
+        // A slot first, so a full pool means waiting, never a failed instantiation. Waiting
+        // counts against the call's deadline.
+        let _slot = match tokio::time::timeout(limits.timeout, self.slots.acquire()).await {
+            Ok(Ok(permit)) => permit,
+            Ok(Err(_closed)) => return Err(RuntimeError::Instantiate("the runtime is shutting down".into())),
+            Err(_) => {
+                return Err(RuntimeError::Busy {
+                    slots: self.max_instances,
+                    waited: started.elapsed(),
+                });
+            }
+        };
+        let limits = &Limits {
+            timeout: limits.timeout.saturating_sub(started.elapsed()),
+            ..limits.clone()
+        };
         let stdout = io::CappedOutput::new(limits.output_bytes);
         let stderr = io::CappedOutput::new(limits.output_bytes);
         let mut b = WasiCtxBuilder::new();
         // Must come before the preopens, or file access is much slower (runtime.md).
         b.allow_blocking_current_thread(true);
-        b.args(&["/usr/local/bin/python.wasm"]);
+        b.args(&[layout::ARGV0]);
         b.envs(&req.env);
         b.stdin(MemoryInputPipe::new(req.stdin.clone()));
         b.stdout(stdout.clone());
@@ -507,15 +556,15 @@ impl Runtime {
                 .map_err(|e| RuntimeError::Instantiate(format!("preopen {guest}: {e:#}")))
         };
         // Order is fd order, which the snapshot expects: library first, then mpl-data.
-        preopen(&mut b, &self.lib_dir, GUEST_LIB, false)?;
-        preopen(&mut b, &self.mpl_dir, GUEST_MPL_DATA, false)?;
+        preopen(&mut b, &self.lib_dir, layout::GUEST_LIB, false)?;
+        preopen(&mut b, &self.mpl_dir, layout::GUEST_MPL_DATA, false)?;
         for m in &req.mounts {
-            preopen(&mut b, m.dir, m.guest_path, m.writable)?;
+            preopen(&mut b, &m.dir, &m.guest_path, m.writable)?;
         }
         let state = GuestState {
             wasi: b.build_p1(),
             limiter: MemoryLimiter::new(limits.memory_bytes),
-            write_budget: limits.write_bytes,
+            quota: req.quota.clone(),
             request,
         };
         let mut store = Store::new(&self.engine, state);
@@ -523,14 +572,29 @@ impl Runtime {
         store.set_epoch_deadline(1);
         store.epoch_deadline_async_yield_and_update(1);
 
+        // Instantiation and the exports are ours: their failures are host errors, never a
+        // guest outcome shown to the model.
+        let host = |what: &str| {
+            let what = what.to_string();
+            move |e: wasmtime::Error| RuntimeError::Instantiate(format!("{what}: {e:#}"))
+        };
+        let instance = self
+            .pre
+            .instantiate_async(&mut store)
+            .await
+            .map_err(host("instantiating"))?;
+        let alloc = instance
+            .get_typed_func::<i32, i32>(&mut store, "host_alloc")
+            .map_err(host("export host_alloc"))?;
+        let turn = instance
+            .get_typed_func::<(i32, i32), i32>(&mut store, "turn")
+            .map_err(host("export turn"))?;
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| RuntimeError::Instantiate("the module exports no memory".into()))?;
+        let len = i32::try_from(code.len())
+            .map_err(|_| RuntimeError::Instantiate("the driver code is too long".into()))?;
         let call = async {
-            let instance = self.pre.instantiate_async(&mut store).await?;
-            let alloc = instance.get_typed_func::<i32, i32>(&mut store, "host_alloc")?;
-            let turn = instance.get_typed_func::<(i32, i32), i32>(&mut store, "turn")?;
-            let memory = instance
-                .get_memory(&mut store, "memory")
-                .ok_or_else(|| wasmtime::format_err!("module exports no memory"))?;
-            let len = i32::try_from(code.len())?;
             let ptr = alloc.call_async(&mut store, len).await?;
             memory.write(&mut store, usize::try_from(ptr)?, code.as_bytes())?;
             turn.call_async(&mut store, (ptr, len)).await
@@ -586,7 +650,7 @@ struct DriverRequest<'a> {
 
 /// The request the driver reads through the host door, as JSON, or `None` for invocations
 /// answered without the guest.
-fn request_json(req: &RunRequest<'_>) -> Option<Vec<u8>> {
+fn request_json(req: &RunRequest) -> Option<Vec<u8>> {
     let (mode, code, path, module, argv): (_, _, _, _, Vec<&str>) = match &req.invocation {
         Invocation::Code { code, args } => (
             "code",

@@ -12,7 +12,7 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 use wasmtime_wizer::{InstanceState, SnapshotVal, ValType, Wizer};
 
-use super::RuntimeError;
+use super::{RuntimeError, layout};
 use crate::artifacts::RuntimeFiles;
 
 /// wasmtime-wizer's version (part of the cache key).
@@ -125,7 +125,7 @@ pub(super) fn build(
          import sys; _lis_rngs = _lis_collect_rngs(sys); del sys\n\
          import gc\ngc.collect()\ngc.freeze()",
         modules.join(", "),
-        tmp = crate::sandbox::GUEST_TMP,
+        tmp = layout::GUEST_TMP,
         name = super::DRIVER_FILENAME,
     );
     let run = async {
@@ -139,25 +139,24 @@ pub(super) fn build(
             .stdout(out.clone())
             .stderr(errs.clone());
         b.allow_blocking_current_thread(true)
-            .args(&["/usr/local/bin/python.wasm"])
-            .env("HOME", "/tmp")
-            .env("TMPDIR", "/tmp")
-            .env("MPLBACKEND", "Agg")
-            .env("PYTHONTZPATH", "");
+            .args(&[layout::ARGV0]);
+        for (k, v) in layout::SNAPSHOT_ENV {
+            b.env(k, v);
+        }
         // The same fd layout as every later run (see Runtime::turn).
         for (host, guest, perms) in [
-            (files.lib_dir(), super::GUEST_LIB, FsPerms::ReadOnly),
+            (files.lib_dir(), layout::GUEST_LIB, FsPerms::ReadOnly),
             (
                 files.mpl_data_dir(),
-                super::GUEST_MPL_DATA,
+                layout::GUEST_MPL_DATA,
                 FsPerms::ReadOnly,
             ),
             (
                 ws.clone(),
-                crate::sandbox::GUEST_WORKSPACE,
+                layout::GUEST_WORKSPACE,
                 FsPerms::ReadWrite,
             ),
-            (tmp.clone(), crate::sandbox::GUEST_TMP, FsPerms::ReadWrite),
+            (tmp.clone(), layout::GUEST_TMP, FsPerms::ReadWrite),
         ] {
             b.preopened_dir(&host, guest, perms)
                 .map_err(err("preopen"))?;

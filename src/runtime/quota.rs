@@ -1,18 +1,173 @@
-//! A per-run budget for bytes written to files, enforced inside `fd_write`/`fd_pwrite`.
+//! The sandbox's disk quota (bytes and files over its directories), and its enforcement inside
+//! the guest's WASI calls.
 //!
 //! WASI has no disk quota; without this a guest could fill the host disk before anyone looks.
-//! We shadow the two WASI write calls: writes to stdout/stderr (fds 1 and 2) are captured and
-//! capped elsewhere; writes to any other descriptor are counted, and once the budget is spent
-//! the call fails with `ENOSPC` ("No space left on device") as a full disk would.
+//! One [`Quota`] per sandbox is charged live by every writer: the shell's file backend, the
+//! editor, and Python. For Python we shadow `fd_write`/`fd_pwrite` (bytes written to any file;
+//! stdout/stderr are captured and capped elsewhere) and `path_open` with `O_CREAT` (a file
+//! that does not exist yet takes a file slot): past the quota they fail with `ENOSPC` ("No space
+//! left on device"), as a full disk would. Overwrites are charged as growth until the next
+//! [`Quota::refresh`], which re-measures what is really on disk after each call.
 
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use cap_std::fs::Dir;
 use wasmtime::{AsContextMut, Caller, Linker};
 use wasmtime_wasi::p1::wasi_snapshot_preview1 as p1;
 use wasmtime_wasi::p1::wasi_snapshot_preview1::WasiSnapshotPreview1;
 
 use super::GuestState;
 
+/// What the quota's directories hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Bytes in regular files.
+    pub bytes: u64,
+    /// Regular files (and links).
+    pub files: u64,
+    /// Directories.
+    pub dirs: u64,
+}
+
+/// A write the quota refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum QuotaError {
+    /// The bytes would pass the limit.
+    #[error("disk quota exceeded: the sandbox may hold {0} bytes; delete files to go on")]
+    Bytes(u64),
+    /// The file count would pass the limit.
+    #[error("disk quota exceeded: the sandbox may hold {0} files; delete files to go on")]
+    Files(u64),
+}
+
+impl From<QuotaError> for std::io::Error {
+    fn from(e: QuotaError) -> Self {
+        std::io::Error::new(std::io::ErrorKind::StorageFull, e)
+    }
+}
+
+/// A disk quota over one or more directories: total bytes and number of files. Shared (in an
+/// `Arc`) by everything that writes into a sandbox.
+#[derive(Debug)]
+pub struct Quota {
+    max_bytes: u64,
+    max_files: u64,
+    dirs: Vec<Arc<Dir>>,
+    usage: Mutex<Usage>,
+}
+
+impl Quota {
+    /// A quota over `dirs`, with the current usage measured now.
+    pub fn new(dirs: Vec<Arc<Dir>>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
+        let q = Quota {
+            max_bytes,
+            max_files,
+            dirs,
+            usage: Mutex::new(Usage::default()),
+        };
+        q.refresh();
+        Arc::new(q)
+    }
+
+    /// Re-measure what is on disk (walks the directories: call it off the async threads).
+    pub fn refresh(&self) -> Usage {
+        let mut total = Usage::default();
+        for d in &self.dirs {
+            walk(d, Path::new("."), &mut total, 0);
+        }
+        *self.lock() = total;
+        total
+    }
+
+    /// The current usage.
+    pub fn usage(&self) -> Usage {
+        *self.lock()
+    }
+
+    /// Whether current usage is over the quota.
+    pub fn exceeded(&self) -> bool {
+        let u = self.usage();
+        u.bytes > self.max_bytes || u.files > self.max_files
+    }
+
+    /// The byte limit.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// The file-count limit.
+    pub fn max_files(&self) -> u64 {
+        self.max_files
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Usage> {
+        self.usage.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Account for a file going from `old` bytes (`None`: a new file) to `new` bytes.
+    ///
+    /// # Errors
+    /// [`QuotaError`] when it would not fit; nothing is charged then.
+    pub fn charge(&self, old: Option<u64>, new: u64) -> Result<(), QuotaError> {
+        let mut u = self.lock();
+        let bytes = u.bytes - old.unwrap_or(0).min(u.bytes) + new;
+        let files = u.files + u64::from(old.is_none());
+        if bytes > self.max_bytes {
+            return Err(QuotaError::Bytes(self.max_bytes));
+        }
+        if files > self.max_files {
+            return Err(QuotaError::Files(self.max_files));
+        }
+        u.bytes = bytes;
+        u.files = files;
+        Ok(())
+    }
+
+    /// Give back what a removed file held.
+    pub fn release(&self, bytes: u64, files: u64) {
+        let mut u = self.lock();
+        u.bytes = u.bytes.saturating_sub(bytes);
+        u.files = u.files.saturating_sub(files);
+    }
+
+    /// Charge `bytes` more written, if they fit.
+    fn charge_bytes(&self, bytes: u64) -> bool {
+        let mut u = self.lock();
+        match u.bytes.checked_add(bytes) {
+            Some(b) if b <= self.max_bytes => {
+                u.bytes = b;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+fn walk(dir: &Dir, rel: &Path, total: &mut Usage, depth: usize) {
+    let Ok(entries) = dir.read_dir(rel) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let Ok(meta) = e.metadata() else { continue };
+        let path = rel.join(e.file_name());
+        if meta.is_dir() {
+            total.dirs += 1;
+            if depth < 256 {
+                walk(dir, &path, total, depth + 1);
+            }
+        } else {
+            total.files += 1;
+            total.bytes += meta.len();
+        }
+    }
+}
+
 /// `__WASI_ERRNO_NOSPC`.
 const ERRNO_NOSPC: i32 = 51;
+/// `__WASI_OFLAGS_CREAT`.
+const OFLAGS_CREAT: i32 = 1;
 
 /// Sum of the lengths in a guest `iovec` array (pairs of little-endian u32 ptr, len).
 fn iovec_bytes(memory: &[u8], iovs: i32, count: i32) -> Option<u64> {
@@ -27,26 +182,21 @@ fn iovec_bytes(memory: &[u8], iovs: i32, count: i32) -> Option<u64> {
     )
 }
 
-/// Whether this write fits the budget; charges it if so.
+/// Whether this write fits the quota; charges it if so.
 fn charge(caller: &mut Caller<'_, GuestState>, fd: i32, iovs: i32, count: i32) -> bool {
-    if fd <= 2 || caller.data().write_budget.is_none() {
+    if fd <= 2 {
         return true;
     }
+    let Some(quota) = caller.data().quota.clone() else {
+        return true;
+    };
     let Some(memory) = caller.get_export("memory").and_then(|e| e.into_memory()) else {
         return true; // let WASI itself report the fault
     };
     let Some(want) = iovec_bytes(memory.data(&caller), iovs, count) else {
         return true;
     };
-    let state = caller.data_mut();
-    match state.write_budget {
-        Some(left) if want > left => false,
-        Some(left) => {
-            state.write_budget = Some(left - want);
-            true
-        }
-        None => true,
-    }
+    quota.charge_bytes(want)
 }
 
 fn memory_of(caller: &mut Caller<'_, GuestState>) -> wasmtime::Result<wasmtime::Memory> {
@@ -101,6 +251,65 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
                     nwritten,
                 )
                 .await
+            })
+        },
+    )?;
+    linker.func_wrap_async(
+        "wasi_snapshot_preview1",
+        "path_open",
+        |mut caller: Caller<'_, GuestState>,
+         (dirfd, dirflags, path, path_len, oflags, base, inheriting, fdflags, opened): (
+            i32,
+            i32,
+            i32,
+            i32,
+            i32,
+            i64,
+            i64,
+            i32,
+            i32,
+        )| {
+            Box::new(async move {
+                let memory = memory_of(&mut caller)?;
+                let fuel = caller.as_context_mut().hostcall_fuel();
+                let quota = caller.data().quota.clone();
+                let (data, state) = memory.data_and_store_mut(&mut caller);
+                state.wasi.set_hostcall_fuel(fuel);
+                let mut memory = wiggle::GuestMemory::Unshared(data);
+                // A file that does not exist yet takes a file slot before it is created.
+                let mut charged = None;
+                if let Some(q) = quota.filter(|_| oflags & OFLAGS_CREAT != 0) {
+                    let ptr = wiggle::GuestPtr::<str>::new((path as u32, path_len as u32));
+                    let exists = state
+                        .wasi
+                        .path_filestat_get(&mut memory, (dirfd as u32).into(), wasmtime_wasi::p1::types::Lookupflags::empty(), ptr)
+                        .await
+                        .is_ok();
+                    if !exists {
+                        if q.charge(None, 0).is_err() {
+                            return Ok(ERRNO_NOSPC);
+                        }
+                        charged = Some(q);
+                    }
+                }
+                let errno = p1::path_open(
+                    &mut state.wasi,
+                    &mut memory,
+                    dirfd,
+                    dirflags,
+                    path,
+                    path_len,
+                    oflags,
+                    base,
+                    inheriting,
+                    fdflags,
+                    opened,
+                )
+                .await?;
+                if let Some(q) = charged.filter(|_| errno != 0) {
+                    q.release(0, 1);
+                }
+                Ok(errno)
             })
         },
     )?;

@@ -1,17 +1,21 @@
-//! One episode's sandbox: a workspace seen by the guest as `/testbed`, a private `/tmp`, and
-//! the shared Python runtime. Usable on its own (no agent needed).
+//! One episode's sandbox: a workspace seen by the guest as `/testbed`, a private `/tmp`, the
+//! shared Python runtime, and the two policies every tool in it obeys: one disk [`Quota`]
+//! (charged live by the shell, the editor and Python) and one [`NetworkPolicy`]. Usable on its
+//! own (no agent needed).
+
+mod network;
 
 use std::sync::Arc;
 
+pub use crate::runtime::layout::{GUEST_TMP, GUEST_WORKSPACE};
+pub use crate::runtime::{Quota, QuotaError};
+pub use network::{BadHost, NetworkPolicy};
+
 use crate::runtime::{
-    Invocation, Limits, Mount, Outcome, RunRequest, RunResult, Runtime, RuntimeError,
+    Invocation, Limits, Mount, Outcome, RunRequest, RunResult, Runtime, RuntimeError, executor,
+    layout,
 };
 use crate::workspace::{Workspace, WorkspaceError};
-
-/// Where the workspace appears in the guest (the reference system's working directory).
-pub const GUEST_WORKSPACE: &str = "/testbed";
-/// Where the sandbox's private scratch directory appears in the guest.
-pub const GUEST_TMP: &str = "/tmp";
 
 /// Errors that stop a sandbox from running a command (not the command failing).
 #[derive(Debug, thiserror::Error)]
@@ -25,13 +29,22 @@ pub enum SandboxError {
     Workspace(#[from] WorkspaceError),
 }
 
-/// Builds a [`Sandbox`]. Grants nothing beyond the workspace and a private `/tmp`.
+/// The disk quota's default size: 1 GiB over `/testbed` and `/tmp` together.
+pub const DEFAULT_DISK_QUOTA: u64 = 1 << 30;
+/// The default cap on files over `/testbed` and `/tmp` together.
+pub const DEFAULT_MAX_FILES: u64 = 100_000;
+
+/// Builds a [`Sandbox`]. Grants nothing beyond the workspace and a private `/tmp`: no network,
+/// no host environment.
 #[derive(Debug)]
 pub struct SandboxBuilder {
     runtime: Arc<Runtime>,
     workspace: Option<Workspace>,
     limits: Limits,
     env: Vec<(String, String)>,
+    disk_quota: u64,
+    max_files: u64,
+    network: NetworkPolicy,
 }
 
 impl SandboxBuilder {
@@ -47,9 +60,28 @@ impl SandboxBuilder {
         self
     }
 
-    /// Set a guest environment variable. Default environment: `HOME=/tmp`, `TMPDIR=/tmp`,
-    /// `PATH=/usr/local/bin:/usr/bin:/bin`, `LANG=C.UTF-8`, `MPLBACKEND=Agg`, `PYTHONTZPATH=`;
-    /// nothing from the host.
+    /// Bytes the sandbox's `/testbed` and `/tmp` may hold together, whoever writes (shell,
+    /// editor, Python). Default [`DEFAULT_DISK_QUOTA`] (1 GiB).
+    pub fn disk_quota(mut self, bytes: u64) -> Self {
+        self.disk_quota = bytes;
+        self
+    }
+
+    /// Files the sandbox may hold. Default [`DEFAULT_MAX_FILES`] (100,000).
+    pub fn max_files(mut self, files: u64) -> Self {
+        self.max_files = files;
+        self
+    }
+
+    /// Which hosts the sandbox may reach. Default: [`NetworkPolicy::off`].
+    pub fn network(mut self, policy: NetworkPolicy) -> Self {
+        self.network = policy;
+        self
+    }
+
+    /// Set a guest environment variable. Default environment: [`layout::DEFAULT_ENV`]
+    /// (`HOME=/tmp`, `TMPDIR=/tmp`, `PATH`, `LANG=C.UTF-8`, `MPLBACKEND=Agg`,
+    /// `PYTHONTZPATH=`); nothing from the host.
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         let key = key.into();
         self.env.retain(|(k, _)| *k != key);
@@ -57,7 +89,8 @@ impl SandboxBuilder {
         self
     }
 
-    /// Create the sandbox.
+    /// Create the sandbox. Measures what an existing workspace already holds against the quota
+    /// (a walk of its files).
     ///
     /// # Errors
     /// [`SandboxError::Workspace`] when the temporary directories cannot be made.
@@ -66,13 +99,21 @@ impl SandboxBuilder {
             Some(ws) => ws,
             None => Workspace::temporary()?,
         };
+        let scratch = Workspace::temporary()?;
+        let quota = Quota::new(
+            vec![workspace.shared_dir(), scratch.shared_dir()],
+            self.disk_quota,
+            self.max_files,
+        );
         Ok(Sandbox {
             runtime: self.runtime,
             workspace,
-            scratch: Workspace::temporary()?,
+            scratch,
             limits: self.limits,
             env: self.env,
             cwd: GUEST_WORKSPACE.to_string(),
+            quota,
+            network: self.network,
         })
     }
 }
@@ -86,27 +127,21 @@ pub struct Sandbox {
     limits: Limits,
     env: Vec<(String, String)>,
     cwd: String,
+    quota: Arc<Quota>,
+    network: NetworkPolicy,
 }
 
 impl Sandbox {
     /// Start building a sandbox on a shared runtime.
     pub fn builder(runtime: Arc<Runtime>) -> SandboxBuilder {
-        let env = [
-            ("HOME", "/tmp"),
-            ("TMPDIR", "/tmp"),
-            ("PATH", "/usr/local/bin:/usr/bin:/bin"),
-            ("LANG", "C.UTF-8"),
-            ("MPLBACKEND", "Agg"),
-            ("PYTHONTZPATH", ""),
-        ];
         SandboxBuilder {
             runtime,
             workspace: None,
             limits: Limits::default(),
-            env: env
-                .iter()
-                .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
-                .collect(),
+            env: layout::default_env(),
+            disk_quota: DEFAULT_DISK_QUOTA,
+            max_files: DEFAULT_MAX_FILES,
+            network: NetworkPolicy::off(),
         }
     }
 
@@ -118,6 +153,16 @@ impl Sandbox {
     /// The per-command limits.
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// The disk quota every writer in this sandbox is charged to.
+    pub fn quota(&self) -> &Arc<Quota> {
+        &self.quota
+    }
+
+    /// The network policy every tool in this sandbox obeys.
+    pub fn network(&self) -> &NetworkPolicy {
+        &self.network
     }
 
     /// The private scratch directory (`/tmp` in the guest).
@@ -148,6 +193,53 @@ impl Sandbox {
     /// Set the guest working directory for later commands (a guest path).
     pub fn set_cwd(&mut self, cwd: impl Into<String>) {
         self.cwd = cwd.into();
+    }
+
+    /// Write a file into `dir` (the workspace's or scratch capability) charging the quota:
+    /// the way host-side tools (the editor, input files) write, so they obey the same limit
+    /// as the guest.
+    ///
+    /// # Errors
+    /// A [`QuotaError`] (as `io::ErrorKind::StorageFull`) when it does not fit, or the OS error.
+    pub fn write_charged(
+        &self,
+        dir: &cap_std::fs::Dir,
+        rel: &str,
+        contents: &[u8],
+    ) -> std::io::Result<()> {
+        let old = dir
+            .symlink_metadata(rel)
+            .ok()
+            .filter(|m| !m.is_dir())
+            .map(|m| m.len());
+        self.quota.charge(old, contents.len() as u64)?;
+        dir.write(rel, contents).inspect_err(|_| {
+            // Nothing was written: give back what was charged (approximately; the next
+            // refresh measures exactly).
+            self.quota.release(contents.len() as u64, u64::from(old.is_none()));
+        })
+    }
+
+    /// Write a file (creating parent directories) into the workspace, charging the quota.
+    ///
+    /// # Errors
+    /// [`WorkspaceError::File`] when it does not fit the quota, fails, or leaves the workspace.
+    pub fn write_workspace_file(&self, path: &str, contents: &[u8]) -> Result<(), SandboxError> {
+        let rel = path.trim_start_matches('/');
+        let file_err = |source| WorkspaceError::File {
+            action: "write",
+            path: path.to_string(),
+            source,
+        };
+        if let Some(parent) = std::path::Path::new(rel)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            self.workspace.dir().create_dir_all(parent).map_err(file_err)?;
+        }
+        self.write_charged(self.workspace.dir(), rel, contents)
+            .map_err(file_err)?;
+        Ok(())
     }
 
     /// Run `python3 ARGS...` (the arguments after the program name) with `stdin`.
@@ -191,7 +283,10 @@ impl Sandbox {
     }
 
     /// Like [`Sandbox::run`] with other limits for this one command (e.g. a shorter deadline
-    /// when the shell's own time is running out).
+    /// when the shell's own time is running out). Python's file writes and new files are
+    /// charged to the sandbox's quota as they happen (past it they fail with `ENOSPC`); after
+    /// the call the quota re-measures the directories, and a breach is reported on stderr
+    /// (exit code 1 if it was 0).
     ///
     /// # Errors
     /// Host-side failures only; see [`Runtime::run`].
@@ -203,6 +298,11 @@ impl Sandbox {
         cwd: &str,
         limits: Limits,
     ) -> Result<RunResult, SandboxError> {
+        let mount = |dir: Arc<cap_std::fs::Dir>, guest: &str| Mount {
+            dir,
+            guest_path: guest.to_string(),
+            writable: true,
+        };
         let req = RunRequest {
             invocation,
             env: env.to_vec(),
@@ -210,18 +310,28 @@ impl Sandbox {
             stdin: stdin.to_vec(),
             limits,
             mounts: vec![
-                Mount {
-                    dir: self.workspace.dir(),
-                    guest_path: GUEST_WORKSPACE,
-                    writable: true,
-                },
-                Mount {
-                    dir: self.scratch.dir(),
-                    guest_path: GUEST_TMP,
-                    writable: true,
-                },
+                mount(self.workspace.shared_dir(), GUEST_WORKSPACE),
+                mount(self.scratch.shared_dir(), GUEST_TMP),
             ],
+            quota: Some(self.quota.clone()),
         };
-        Ok(self.runtime.run(req).await?)
+        let mut r = self.runtime.run(req).await?;
+        // Overwrites and deletions were not seen live: measure exactly, off the async threads.
+        let quota = self.quota.clone();
+        executor::blocking(move || quota.refresh()).await?;
+        if self.quota.exceeded() {
+            r.stderr.extend_from_slice(
+                format!(
+                    "python3: disk quota exceeded: the sandbox may hold {} bytes and {} files; delete files to go on\n",
+                    self.quota.max_bytes(),
+                    self.quota.max_files()
+                )
+                .as_bytes(),
+            );
+            if r.exit_code == 0 {
+                r.exit_code = 1;
+            }
+        }
+        Ok(r)
     }
 }

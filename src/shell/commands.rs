@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use bashkit::{Builtin, BuiltinContext, ExecResult, StreamData};
 
-use super::fs::Quota;
-use crate::runtime::{Invocation, Outcome};
+use crate::runtime::{Invocation, Outcome, Runtime};
 use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
 
 fn result(stdout: Vec<u8>, stderr: Vec<u8>, exit_code: i32) -> ExecResult {
@@ -21,8 +20,9 @@ fn result(stdout: Vec<u8>, stderr: Vec<u8>, exit_code: i32) -> ExecResult {
 /// variables and stdin.
 pub struct PythonCommand {
     pub(super) sandbox: Arc<Sandbox>,
-    pub(super) quota: Arc<Quota>,
     pub(super) pip: Arc<PipCommand>,
+    /// Where a host failure is left for the shell to end the call with (see `ShellFault`).
+    pub(super) faults: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 fn guest_cwd(cwd: &std::path::Path) -> Option<String> {
@@ -64,10 +64,6 @@ impl Builtin for PythonCommand {
         env.sort();
         let stdin = ctx.stdin_bytes().unwrap_or_default().to_vec();
         let mut limits = self.sandbox.limits().clone();
-        // Current without a walk: shell writes are charged as they happen and every Python run
-        // re-measures afterwards (below).
-        let used = self.quota.usage().total_bytes;
-        limits.write_bytes = Some(self.quota.max_bytes().saturating_sub(used));
         if let Some(left) = ctx.remaining_deadline() {
             limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
         }
@@ -78,6 +74,12 @@ impl Builtin for PythonCommand {
         let r = match run {
             Ok(r) => r,
             Err(e) => {
+                // Not the script's fault: the shell ends the call with a host fault.
+                let mut slot = self
+                    .faults
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                slot.get_or_insert_with(|| format!("python3: {e}"));
                 return Ok(result(
                     Vec::new(),
                     format!("python3: {e}\n").into_bytes(),
@@ -87,7 +89,7 @@ impl Builtin for PythonCommand {
         };
         let mut stderr = notes;
         stderr.extend_from_slice(&r.stderr);
-        let mut code = r.exit_code;
+        let code = r.exit_code;
         match &r.outcome {
             Outcome::Deadline => stderr.extend_from_slice(
                 format!(
@@ -117,20 +119,7 @@ impl Builtin for PythonCommand {
                 .as_bytes(),
             );
         }
-        // Python writes straight to the directory: re-measure and report a quota breach.
-        self.quota.refresh();
-        if self.quota.exceeded() {
-            stderr.extend_from_slice(
-                format!(
-                    "python3: disk quota exceeded: the sandbox may hold {} bytes; delete files to go on\n",
-                    self.quota.max_bytes()
-                )
-                .as_bytes(),
-            );
-            if code == 0 {
-                code = 1;
-            }
-        }
+        // The sandbox has already reported a quota breach on stderr.
         Ok(result(r.stdout, stderr, code))
     }
 }
@@ -158,6 +147,18 @@ const ALIASES: &[(&str, &str)] = &[
 ];
 
 impl PipCommand {
+    /// The answers for `runtime`'s MANIFEST, read and parsed once per process (the artifacts
+    /// are pinned, so every runtime in a process has the same MANIFEST).
+    pub fn shared(runtime: &Runtime) -> Arc<PipCommand> {
+        static SHARED: std::sync::OnceLock<Arc<PipCommand>> = std::sync::OnceLock::new();
+        SHARED
+            .get_or_init(|| {
+                let text = std::fs::read_to_string(runtime.files().manifest()).unwrap_or_default();
+                Arc::new(PipCommand::from_manifest(&text))
+            })
+            .clone()
+    }
+
     /// From the runtime MANIFEST's `package NAME VERSION` lines.
     pub fn from_manifest(text: &str) -> PipCommand {
         let mut packages: Vec<(String, String)> = text

@@ -3,115 +3,17 @@
 //! paths and symlinks (whatever their target) cannot reach the host; on top of that we refuse to
 //! *create* symlinks whose target would leave the directory, because the files stay on the host
 //! after the episode and host tools would follow them. Writes are counted against a [`Quota`]
-//! shared by every mount of the sandbox and refreshed after each Python run.
+//! the sandbox's, shared with the editor and Python.
 
 use std::io::{self, ErrorKind, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+
+use crate::runtime::Quota;
 use std::time::SystemTime;
 
 use bashkit::{DirEntry, FileType, FsBackend, FsLimits, FsUsage, Metadata};
 use cap_std::fs::{Dir, OpenOptions};
-
-/// A disk quota over one or more directories: total bytes and number of files.
-#[derive(Debug)]
-pub struct Quota {
-    max_bytes: u64,
-    max_files: u64,
-    dirs: Vec<Arc<Dir>>,
-    usage: Mutex<FsUsage>,
-}
-
-impl Quota {
-    /// A quota over `dirs`, with the current usage measured now.
-    pub fn new(dirs: Vec<Arc<Dir>>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
-        let q = Quota {
-            max_bytes,
-            max_files,
-            dirs,
-            usage: Mutex::new(FsUsage::default()),
-        };
-        q.refresh();
-        Arc::new(q)
-    }
-
-    /// Re-measure what is on disk (after something other than the shell, e.g. Python, wrote).
-    pub fn refresh(&self) -> FsUsage {
-        let mut total = FsUsage::default();
-        for d in &self.dirs {
-            walk(d, Path::new("."), &mut total, 0);
-        }
-        *self.lock() = total.clone();
-        total
-    }
-
-    /// The current usage.
-    pub fn usage(&self) -> FsUsage {
-        self.lock().clone()
-    }
-
-    /// Whether current usage is over the quota.
-    pub fn exceeded(&self) -> bool {
-        let u = self.usage();
-        u.total_bytes > self.max_bytes || u.file_count > self.max_files
-    }
-
-    /// The byte limit.
-    pub fn max_bytes(&self) -> u64 {
-        self.max_bytes
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, FsUsage> {
-        self.usage.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Account for a file going from `old` bytes (None: new file) to `new` bytes.
-    fn charge(&self, old: Option<u64>, new: u64) -> io::Result<()> {
-        let mut u = self.lock();
-        let bytes = u.total_bytes - old.unwrap_or(0).min(u.total_bytes) + new;
-        let files = u.file_count + u64::from(old.is_none());
-        if bytes > self.max_bytes {
-            return Err(io::Error::other(format!(
-                "disk quota exceeded: the sandbox may hold {} bytes",
-                self.max_bytes
-            )));
-        }
-        if files > self.max_files {
-            return Err(io::Error::other(format!(
-                "disk quota exceeded: the sandbox may hold {} files",
-                self.max_files
-            )));
-        }
-        u.total_bytes = bytes;
-        u.file_count = files;
-        Ok(())
-    }
-
-    fn release(&self, bytes: u64, files: u64) {
-        let mut u = self.lock();
-        u.total_bytes = u.total_bytes.saturating_sub(bytes);
-        u.file_count = u.file_count.saturating_sub(files);
-    }
-}
-
-fn walk(dir: &Dir, rel: &Path, total: &mut FsUsage, depth: usize) {
-    let Ok(entries) = dir.read_dir(rel) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let Ok(meta) = e.metadata() else { continue };
-        let path = rel.join(e.file_name());
-        if meta.is_dir() {
-            total.dir_count += 1;
-            if depth < 256 {
-                walk(dir, &path, total, depth + 1);
-            }
-        } else {
-            total.file_count += 1;
-            total.total_bytes += meta.len();
-        }
-    }
-}
 
 /// A bashkit backend over one capability directory.
 #[derive(Debug)]
@@ -145,6 +47,10 @@ fn rel(path: &Path) -> PathBuf {
 
 fn err(e: io::Error) -> bashkit::Error {
     bashkit::Error::Io(e)
+}
+
+fn quota_err(e: crate::runtime::QuotaError) -> bashkit::Error {
+    bashkit::Error::Io(e.into())
 }
 
 fn denied(msg: String) -> bashkit::Error {
@@ -215,7 +121,7 @@ impl FsBackend for CapFs {
     async fn write(&self, path: &Path, content: &[u8]) -> bashkit::Result<()> {
         let p = rel(path);
         let old = self.size_of(&p);
-        self.quota.charge(old, content.len() as u64).map_err(err)?;
+        self.quota.charge(old, content.len() as u64).map_err(quota_err)?;
         self.dir.write(&p, content).map_err(err)
     }
 
@@ -224,7 +130,7 @@ impl FsBackend for CapFs {
         let old = self.size_of(&p);
         self.quota
             .charge(old, old.unwrap_or(0) + content.len() as u64)
-            .map_err(err)?;
+            .map_err(quota_err)?;
         let mut f = self
             .dir
             .open_with(&p, OpenOptions::new().append(true).create(true))
@@ -296,7 +202,7 @@ impl FsBackend for CapFs {
     async fn copy(&self, from: &Path, to: &Path) -> bashkit::Result<()> {
         let (from, to) = (rel(from), rel(to));
         let size = self.dir.metadata(&from).map_err(err)?.len();
-        self.quota.charge(self.size_of(&to), size).map_err(err)?;
+        self.quota.charge(self.size_of(&to), size).map_err(quota_err)?;
         self.dir
             .copy(&from, &self.dir, &to)
             .map(|_| ())
@@ -310,7 +216,7 @@ impl FsBackend for CapFs {
                 target.display()
             )));
         }
-        self.quota.charge(None, 0).map_err(err)?;
+        self.quota.charge(None, 0).map_err(quota_err)?;
         self.dir.symlink(target, rel(link)).map_err(err)
     }
 
@@ -337,13 +243,18 @@ impl FsBackend for CapFs {
     }
 
     fn usage(&self) -> FsUsage {
-        self.quota.usage()
+        let u = self.quota.usage();
+        FsUsage {
+            total_bytes: u.bytes,
+            file_count: u.files,
+            dir_count: u.dirs,
+        }
     }
 
     fn limits(&self) -> FsLimits {
         FsLimits::new()
-            .max_total_bytes(self.quota.max_bytes)
-            .max_file_count(self.quota.max_files)
+            .max_total_bytes(self.quota.max_bytes())
+            .max_file_count(self.quota.max_files())
     }
 }
 

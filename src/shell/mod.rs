@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 
 use bashkit::{Bash, ExecutionLimits, NetworkAllowlist, PosixFs, SessionLimits};
 
-pub use fs::Quota;
+pub use crate::sandbox::NetworkPolicy;
 pub use observation::{ObservationFormat, observation};
 
+use crate::runtime::executor;
 use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
 use commands::{Pip, PipCommand, PythonCommand, UNAVAILABLE, Unavailable};
 use fs::CapFs;
@@ -31,88 +32,34 @@ pub enum ShellError {
         /// What went wrong.
         detail: String,
     },
-    /// An `--allow-net` entry is not a host name.
-    #[error(
-        "invalid network allow-list entry {0:?}: give a host name or host:port, e.g. example.org"
-    )]
-    BadHost(String),
 }
 
-/// Which hosts `curl`/`wget` may reach. Off (empty) by default.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NetworkPolicy {
-    hosts: Vec<String>,
+/// A failure of the host under a shell call (not the script's): the episode cannot go on, and
+/// the model is not told it was its own fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the sandbox failed on the host side: {0}")]
+pub struct ShellFault(pub String);
+
+/// bashkit's allow-list for the sandbox's policy.
+fn allowlist(policy: &NetworkPolicy) -> NetworkAllowlist {
+    let mut list = NetworkAllowlist::new();
+    for h in policy.hosts() {
+        list = list
+            .allow(format!("http://{h}"))
+            .allow(format!("https://{h}"));
+    }
+    // Naming a loopback or private address is the operator's explicit choice.
+    list.block_private_ips(!policy.names_private_address())
 }
 
-impl NetworkPolicy {
-    /// No network at all (the default).
-    pub fn off() -> Self {
-        Self::default()
-    }
-
-    /// Allow `http(s)://HOST[:PORT]/...` for each entry, e.g. `example.org` or `127.0.0.1:8080`.
-    ///
-    /// # Errors
-    /// [`ShellError::BadHost`] for an entry that is not a plain host or host:port.
-    pub fn allow<S: AsRef<str>>(hosts: &[S]) -> Result<Self, ShellError> {
-        let mut out = Vec::new();
-        for h in hosts {
-            let h = h.as_ref().trim();
-            if h.is_empty()
-                || h.contains(['/', '@', '?', '#', ' '])
-                || h.starts_with(':')
-                || h.split(':').count() > 2
-            {
-                return Err(ShellError::BadHost(h.to_string()));
-            }
-            out.push(h.to_lowercase());
-        }
-        Ok(Self { hosts: out })
-    }
-
-    /// The allowed hosts.
-    pub fn hosts(&self) -> &[String] {
-        &self.hosts
-    }
-
-    fn allowlist(&self) -> NetworkAllowlist {
-        let mut list = NetworkAllowlist::new();
-        let mut private = false;
-        for h in &self.hosts {
-            let host = h.split(':').next().unwrap_or(h);
-            // Naming a loopback or private address is the operator's explicit choice.
-            private |= host == "localhost"
-                || host
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback() || is_private(&ip));
-            list = list
-                .allow(format!("http://{h}"))
-                .allow(format!("https://{h}"));
-        }
-        list.block_private_ips(!private)
-    }
-}
-
-fn is_private(ip: &std::net::IpAddr) -> bool {
-    match ip {
-        std::net::IpAddr::V4(v4) => v4.is_private() || v4.is_link_local(),
-        std::net::IpAddr::V6(_) => false,
-    }
-}
-
-/// Settings of one shell. Defaults match the reference system where it has one.
+/// Settings of one shell. Defaults match the reference system where it has one. The disk quota
+/// and the network policy are the sandbox's ([`Sandbox::quota`], [`Sandbox::network`]).
 #[derive(Debug, Clone)]
 pub struct ShellSettings {
     /// Wall-clock limit per `exec` call. Default 120 s.
     pub timeout: Duration,
     /// Bytes kept per stream per call. Default 8 MiB.
     pub max_output_bytes: usize,
-    /// Disk quota over `/testbed` and `/tmp` together. Default 1 GiB.
-    pub disk_quota_bytes: u64,
-    /// File-count cap over `/testbed` and `/tmp` together. Default 100,000.
-    pub max_files: u64,
-    /// Network access for `curl`/`wget`. Default: off.
-    pub network: NetworkPolicy,
 }
 
 impl Default for ShellSettings {
@@ -120,9 +67,6 @@ impl Default for ShellSettings {
         Self {
             timeout: Duration::from_secs(120),
             max_output_bytes: 8 << 20,
-            disk_quota_bytes: 1 << 30,
-            max_files: 100_000,
-            network: NetworkPolicy::off(),
         }
     }
 }
@@ -158,9 +102,12 @@ pub struct CommandResult {
 
 /// One episode's shell.
 pub struct Shell {
-    bash: Bash,
+    /// `None` only while a call runs on the sandbox threads (or after one panicked).
+    bash: Option<Bash>,
     settings: ShellSettings,
     sandbox: Arc<Sandbox>,
+    /// Host failures met by builtins during the current call (e.g. no Python instance).
+    faults: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Shell {
@@ -181,14 +128,9 @@ impl Shell {
         // The sandbox's own directory handles, shared: no extra file descriptors per shell.
         let ws = sandbox.workspace().shared_dir();
         let tmp = sandbox.scratch_shared();
-        let quota = Quota::new(
-            vec![ws.clone(), tmp.clone()],
-            settings.disk_quota_bytes,
-            settings.max_files,
-        );
-        let manifest =
-            std::fs::read_to_string(sandbox.runtime().files().manifest()).unwrap_or_default();
-        let pip = Arc::new(PipCommand::from_manifest(&manifest));
+        let quota = sandbox.quota().clone();
+        let pip = PipCommand::shared(sandbox.runtime());
+        let faults = Arc::new(Mutex::new(None));
         let limits = ExecutionLimits::new()
             .max_commands(usize::MAX)
             .max_loop_iterations(usize::MAX)
@@ -202,15 +144,15 @@ impl Shell {
             .cwd(GUEST_WORKSPACE)
             .limits(limits)
             .session_limits(SessionLimits::unlimited())
-            .network(settings.network.allowlist());
+            .network(allowlist(sandbox.network()));
         for (k, v) in sandbox.env() {
             b = b.env(k, v);
         }
         let python = || {
             Box::new(PythonCommand {
                 sandbox: sandbox.clone(),
-                quota: quota.clone(),
                 pip: pip.clone(),
+                faults: faults.clone(),
             })
         };
         b = b
@@ -234,9 +176,10 @@ impl Shell {
         mount(GUEST_WORKSPACE, ws)?;
         mount(GUEST_TMP, tmp)?;
         Ok(Shell {
-            bash,
+            bash: Some(bash),
             settings,
             sandbox,
+            faults,
         })
     }
 
@@ -250,23 +193,31 @@ impl Shell {
         &self.settings
     }
 
-    /// Run a script. Never fails: limits, timeouts and syntax errors are results.
-    pub async fn exec(&mut self, script: &str) -> CommandResult {
+    /// Run a script on the sandbox threads. Limits, timeouts and syntax errors are results.
+    ///
+    /// # Errors
+    /// [`ShellFault`] when the host failed under the script (a Python instance could not be
+    /// had, a panic in our code): the episode should end rather than show this to the model.
+    pub async fn exec(&mut self, script: &str) -> Result<CommandResult, ShellFault> {
         let started = Instant::now();
-        // Keep what was printed before a limit stops the script (bashkit drops it on error).
-        let partial = Arc::new(Mutex::new((Vec::<u8>::new(), Vec::<u8>::new())));
-        let sink = partial.clone();
+        let mut bash = self
+            .bash
+            .take()
+            .ok_or_else(|| ShellFault("the shell was lost by an earlier failure".into()))?;
         let cap = self.settings.max_output_bytes;
-        let callback: bashkit::OutputCallback = Box::new(move |out, err| {
-            let mut p = sink.lock().unwrap_or_else(PoisonError::into_inner);
-            let room = cap.saturating_sub(p.0.len());
-            p.0.extend_from_slice(&out.as_bytes()[..out.as_bytes().len().min(room)]);
-            let room = cap.saturating_sub(p.1.len());
-            p.1.extend_from_slice(&err.as_bytes()[..err.as_bytes().len().min(room)]);
-        });
-        let run = self.bash.exec_streaming(script, callback).await;
+        let script = script.to_string();
+        let ran = executor::spawn(async move {
+            let r = run_script(&mut bash, &script, cap).await;
+            (bash, r)
+        })
+        .await;
+        let (bash, (run, partial)) = ran.map_err(|e| ShellFault(e.to_string()))?;
+        self.bash = Some(bash);
+        if let Some(fault) = lock(&self.faults).take() {
+            return Err(ShellFault(fault));
+        }
         let duration = started.elapsed();
-        match run {
+        Ok(match run {
             Ok(r) => CommandResult {
                 exit_code: r.exit_code,
                 stdout: r.stdout.text_lossy().into_owned(),
@@ -275,8 +226,7 @@ impl Shell {
                 duration,
             },
             Err(e) => {
-                let (out, err) =
-                    std::mem::take(&mut *partial.lock().unwrap_or_else(PoisonError::into_inner));
+                let (out, err) = partial;
                 let mut stderr = String::from_utf8_lossy(&err).into_owned();
                 let (exit_code, outcome) = match &e {
                     bashkit::Error::ResourceLimit(bashkit::LimitExceeded::Timeout(_)) => {
@@ -299,6 +249,32 @@ impl Shell {
                     duration,
                 }
             }
-        }
+        })
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Output printed before a limit stopped the script (bashkit drops it on error).
+type Partial = (Vec<u8>, Vec<u8>);
+
+async fn run_script(
+    bash: &mut Bash,
+    script: &str,
+    cap: usize,
+) -> (bashkit::Result<bashkit::ExecResult>, Partial) {
+    let partial = Arc::new(Mutex::new((Vec::<u8>::new(), Vec::<u8>::new())));
+    let sink = partial.clone();
+    let callback: bashkit::OutputCallback = Box::new(move |out, err| {
+        let mut p = lock(&sink);
+        let room = cap.saturating_sub(p.0.len());
+        p.0.extend_from_slice(&out.as_bytes()[..out.as_bytes().len().min(room)]);
+        let room = cap.saturating_sub(p.1.len());
+        p.1.extend_from_slice(&err.as_bytes()[..err.as_bytes().len().min(room)]);
+    });
+    let run = bash.exec_streaming(script, callback).await;
+    let partial = std::mem::take(&mut *lock(&partial));
+    (run, partial)
 }

@@ -84,7 +84,8 @@ impl Editor {
                     dir.create_dir_all(parent)
                         .map_err(|e| format!("cannot create {shown}: {e}"))?;
                 }
-                dir.write(&rel, &text)
+                sandbox
+                    .write_charged(dir, &rel, text.as_bytes())
                     .map_err(|e| format!("cannot create {shown}: {e}"))?;
                 self.history.entry(shown.clone()).or_default();
                 Ok(format!("File created successfully at: {shown}"))
@@ -110,7 +111,7 @@ impl Editor {
                 }
                 let at = text.find(&old).unwrap_or(0);
                 let updated = text.replacen(&old, &new, 1);
-                self.save(dir, &rel, &shown, text, &updated)?;
+                self.save(sandbox, dir, &rel, &shown, text, &updated)?;
                 let line = updated[..at].matches('\n').count() + 1;
                 Ok(format!(
                     "The file {shown} has been edited. Here is a snippet of it:\n{}Review the change and edit again if needed.",
@@ -138,7 +139,7 @@ impl Editor {
                     updated.push('\n');
                 }
                 updated.push_str(&lines[at..].concat());
-                self.save(dir, &rel, &shown, text, &updated)?;
+                self.save(sandbox, dir, &rel, &shown, text, &updated)?;
                 Ok(format!(
                     "The file {shown} has been edited. Here is a snippet of it:\n{}Review the change and edit again if needed.",
                     snippet(&updated, at + 1, new.matches('\n').count())
@@ -150,7 +151,8 @@ impl Editor {
                     .get_mut(&shown)
                     .and_then(Vec::pop)
                     .ok_or(format!("No edit to undo for {shown}."))?;
-                dir.write(&rel, &previous)
+                sandbox
+                    .write_charged(dir, &rel, previous.as_bytes())
                     .map_err(|e| format!("cannot write {shown}: {e}"))?;
                 Ok(format!(
                     "Last edit to {shown} undone. Its content now:\n{}",
@@ -165,13 +167,15 @@ impl Editor {
 
     fn save(
         &mut self,
+        sandbox: &Sandbox,
         dir: &Dir,
         rel: &str,
         shown: &str,
         old: String,
         new: &str,
     ) -> Result<(), String> {
-        dir.write(rel, new)
+        sandbox
+            .write_charged(dir, rel, new.as_bytes())
             .map_err(|e| format!("cannot write {shown}: {e}"))?;
         self.history.entry(shown.to_string()).or_default().push(old);
         Ok(())

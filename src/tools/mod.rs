@@ -1,7 +1,8 @@
 //! The tool contract of the reference system: `execute_bash`, `str_replace_editor`, `submit`,
 //! with the same names and argument schemas, so prompts and fine-tuned models carry over.
 //! Anything wrong with a call (unknown tool, bad JSON, wrong types) becomes an observation that
-//! tells the model what to fix; nothing here ends an episode except `submit`.
+//! tells the model what to fix ([`ToolOutput`]); only a failure of the host under a tool
+//! ([`ToolFault`]) ends the episode, besides `submit`.
 
 pub mod editor;
 
@@ -10,7 +11,8 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::shell::{CommandResult, ObservationFormat, Shell, observation};
+use crate::runtime::executor;
+use crate::shell::{ObservationFormat, Shell, observation};
 use editor::{Editor, EditorArgs};
 
 /// The `tools` array sent with every request.
@@ -110,6 +112,16 @@ impl ToolOutput {
     }
 }
 
+/// A tool call the episode cannot survive: the host failed under it (no Python instance could
+/// be had, a panic in our code). Never shown to the model as its own error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolFault {
+    /// The sandbox failed on the host side.
+    #[error("{0}")]
+    Host(String),
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BashArgs {
@@ -120,7 +132,8 @@ struct BashArgs {
 #[derive(Debug)]
 pub struct Toolbox {
     shell: Shell,
-    editor: Editor,
+    /// `None` only while an edit runs on the sandbox threads (or after one panicked).
+    editor: Option<Editor>,
     format: ObservationFormat,
 }
 
@@ -129,7 +142,7 @@ impl Toolbox {
     pub fn new(shell: Shell) -> Self {
         Toolbox {
             shell,
-            editor: Editor::default(),
+            editor: Some(Editor::default()),
             format: ObservationFormat::default(),
         }
     }
@@ -139,8 +152,12 @@ impl Toolbox {
         &self.shell
     }
 
-    /// Run one call; `arguments` is the JSON text the model produced.
-    pub async fn call(&mut self, name: &str, arguments: &str) -> ToolOutput {
+    /// Run one call; `arguments` is the JSON text the model produced. Whatever is wrong with
+    /// the call itself is an observation.
+    ///
+    /// # Errors
+    /// [`ToolFault`] when the host failed under the tool: end the episode.
+    pub async fn call(&mut self, name: &str, arguments: &str) -> Result<ToolOutput, ToolFault> {
         let started = Instant::now();
         let args: Value = if arguments.trim().is_empty() {
             json!({})
@@ -148,21 +165,25 @@ impl Toolbox {
             match serde_json::from_str(arguments) {
                 Ok(v) => v,
                 Err(e) => {
-                    return ToolOutput::text(
+                    return Ok(ToolOutput::text(
                         format!(
                             "Error: the arguments of {name} are not valid JSON ({e}). Send a JSON object such as {}.",
                             example(name)
                         ),
                         true,
                         started,
-                    );
+                    ));
                 }
             }
         };
-        match name {
+        Ok(match name {
             "execute_bash" => match serde_json::from_value::<BashArgs>(args) {
                 Ok(a) => {
-                    let r: CommandResult = self.shell.exec(&a.command).await;
+                    let r = self
+                        .shell
+                        .exec(&a.command)
+                        .await
+                        .map_err(|e| ToolFault::Host(e.to_string()))?;
                     ToolOutput {
                         observation: observation(&r, &self.format),
                         submitted: false,
@@ -181,7 +202,7 @@ impl Toolbox {
                 ),
             },
             "str_replace_editor" => match serde_json::from_value::<EditorArgs>(args) {
-                Ok(a) => match self.editor.run(self.shell.sandbox(), a) {
+                Ok(a) => match self.edit(a).await? {
                     Ok(text) => ToolOutput::text(text, false, started),
                     Err(text) => ToolOutput::text(format!("Error: {text}"), true, started),
                 },
@@ -208,7 +229,24 @@ impl Toolbox {
                 true,
                 started,
             ),
-        }
+        })
+    }
+
+    /// File work runs on the sandbox's blocking threads, not on the caller's.
+    async fn edit(&mut self, args: EditorArgs) -> Result<Result<String, String>, ToolFault> {
+        let mut editor = self
+            .editor
+            .take()
+            .ok_or_else(|| ToolFault::Host("the editor was lost by an earlier failure".into()))?;
+        let sandbox = self.shell.sandbox().clone();
+        let (editor, out) = executor::blocking(move || {
+            let out = editor.run(&sandbox, args);
+            (editor, out)
+        })
+        .await
+        .map_err(|e| ToolFault::Host(e.to_string()))?;
+        self.editor = Some(editor);
+        Ok(out)
     }
 }
 

@@ -4,8 +4,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use llm_in_sandbox::agent::EpisodeSettings;
-use llm_in_sandbox::bench::runner::{self, BenchSettings, Mode, Shard};
-use llm_in_sandbox::bench::{Scorer, TaskSpec, parse_jsonl, report};
+use llm_in_sandbox::eval::runner::{self, BenchSettings, Mode, Shard};
+use llm_in_sandbox::eval::{Scorer, TaskSpec, parse_jsonl, report};
 use llm_in_sandbox::llm::LlmConfig;
 use llm_in_sandbox::llm::fake::{FakeServer, Reply};
 use serde_json::{Value, json};
@@ -274,7 +274,7 @@ async fn three_shards_merged_equal_one_run() {
     assert_eq!(ran, 20);
     let merged_dir = tempfile::tempdir().unwrap();
     let paths: Vec<_> = dirs.iter().map(|d| d.path().to_path_buf()).collect();
-    let merged = llm_in_sandbox::bench::merge(&paths, merged_dir.path()).unwrap();
+    let merged = llm_in_sandbox::eval::merge(&paths, merged_dir.path()).unwrap();
     for key in ["overall", "domains", "tokens"] {
         assert_eq!(merged[key], single.summary[key], "{key}");
     }
@@ -284,7 +284,7 @@ async fn three_shards_merged_equal_one_run() {
 
 #[tokio::test]
 async fn math_answers_compare_symbolically_in_wasm() {
-    use llm_in_sandbox::bench::{Row, Score};
+    use llm_in_sandbox::eval::{Row, Score};
     let row = |truth: &str| Row {
         id: "m".into(),
         domain: "math".into(),

@@ -392,7 +392,7 @@ fn benchmark_reports_bad_rows_by_line_and_runs_the_rest() {
 
 #[test]
 fn benchmark_killed_with_sigkill_resumes_without_losing_or_repeating_rows() {
-    use llm_in_sandbox::bench::report;
+    use llm_in_sandbox::eval::report;
     use llm_in_sandbox::llm::fake::{FakeServer, Reply};
     use std::time::{Duration, Instant};
     // Every reply takes 150 ms, so 24 rows on 2 workers take about 4 seconds.

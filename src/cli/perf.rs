@@ -15,7 +15,7 @@ use llm_in_sandbox::sandbox::Sandbox;
 use super::{GlobalArgs, tokio_runtime};
 
 #[derive(Debug, Args)]
-pub struct BenchArgs {
+pub struct PerfArgs {
     /// Repetitions per measurement (the median is reported).
     #[arg(long, default_value_t = 20)]
     iterations: usize,
@@ -109,7 +109,7 @@ fn repeat(n: usize, mut f: impl FnMut() -> anyhow::Result<Duration>) -> anyhow::
     Ok(median(v))
 }
 
-pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     let n = args.iterations.max(1);
     let concurrent = args
         .density
@@ -241,7 +241,7 @@ pub fn run(global: &GlobalArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
         })?;
         let ours = repeat(reps, || {
             let started = Instant::now();
-            let r = rt.block_on(shell.exec(script));
+            let r = rt.block_on(shell.exec(script))?;
             let elapsed = started.elapsed();
             if r.exit_code != 0 || r.stdout.is_empty() {
                 bail!("{script} failed in the shell: {}", r.stderr);
@@ -442,8 +442,8 @@ fn episode_overhead(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> any
 }
 
 fn throughput(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> anyhow::Result<()> {
-    use llm_in_sandbox::bench::runner::{self, BenchSettings};
-    use llm_in_sandbox::bench::{Scorer, TaskSpec, parse_jsonl};
+    use llm_in_sandbox::eval::runner::{self, BenchSettings};
+    use llm_in_sandbox::eval::{Scorer, TaskSpec, parse_jsonl};
     use llm_in_sandbox::llm::LlmConfig;
     let server = scripted_model(5)?;
     println!(
@@ -643,10 +643,12 @@ fn density(
         .into_iter()
         .map(|mut shell| {
             rt.spawn(async move {
-                let r = shell.exec("python3 lis_bench_wait.py").await;
                 // The episode stays alive after its call, for the "after" figure.
-                let failure = (r.exit_code != 0 || r.stdout != "1000.0\n")
-                    .then(|| format!("exit {}: {}", r.exit_code, r.stderr.trim()));
+                let failure = match shell.exec("python3 lis_bench_wait.py").await {
+                    Ok(r) => (r.exit_code != 0 || r.stdout != "1000.0\n")
+                        .then(|| format!("exit {}: {}", r.exit_code, r.stderr.trim())),
+                    Err(fault) => Some(fault.to_string()),
+                };
                 (failure, shell)
             })
         })

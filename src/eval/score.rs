@@ -39,6 +39,17 @@ impl Scorer {
     /// Names accepted by [`Scorer::by_name`].
     pub const NAMES: &'static str = "exact, numeric, choice, math";
 
+    /// The scorer's name (`reward.py` for a task's own).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Scorer::Exact => "exact",
+            Scorer::Numeric => "numeric",
+            Scorer::Choice => "choice",
+            Scorer::Math => "math",
+            Scorer::Reward(_) => "reward.py",
+        }
+    }
+
     /// A built-in scorer by name.
     pub fn by_name(name: &str) -> Option<Scorer> {
         Some(match name.trim().to_ascii_lowercase().as_str() {

@@ -1,0 +1,54 @@
+//! Writing a file so that readers (and a crash) see either the old content or the new one,
+//! never half of it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Write `bytes` to `path` through a temporary file in the same folder, synced to disk, then
+/// renamed over `path` (and the folder synced, so the rename itself survives a power cut).
+/// Concurrent writers of the same path never share a temporary file; the last rename wins.
+///
+/// # Errors
+/// The OS error of the step that failed; the temporary file is removed then.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp: PathBuf = path.with_file_name(format!(
+        ".{name}.{}-{}.partial",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return written;
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // Best effort: some file systems cannot sync a directory.
+        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn replaces_whole_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.json");
+        super::write_atomic(&p, b"one").unwrap();
+        super::write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert!(super::write_atomic(&dir.path().join("no/such/dir/x"), b"x").is_err());
+    }
+}

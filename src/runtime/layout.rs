@@ -1,0 +1,42 @@
+//! The guest's layout: where things are in the guest's file system, what its environment
+//! holds, and in which order directories are preopened (fd order). Calls and the snapshot
+//! builder both read it here: the snapshot freezes the fd table and paths it was made with,
+//! so every later call must see exactly the same layout.
+
+/// `argv[0]` of the interpreter.
+pub const ARGV0: &str = "/usr/local/bin/python.wasm";
+/// The read-only folder holding the stdlib zip (`python315.zip`); preopened first (fd 3).
+pub const GUEST_LIB: &str = "/usr/local/lib";
+/// matplotlib's data, read-only; preopened second (fd 4).
+pub const GUEST_MPL_DATA: &str = "/usr/local/lib/python315.zip/matplotlib/mpl-data";
+/// The workspace (the reference system's working directory), read-write; preopened third (fd 5).
+pub const GUEST_WORKSPACE: &str = "/testbed";
+/// The sandbox's private scratch directory, read-write; preopened fourth (fd 6).
+pub const GUEST_TMP: &str = "/tmp";
+
+/// The environment the snapshot is made with. Part of the snapshot's recipe: changing it
+/// makes a new snapshot.
+pub const SNAPSHOT_ENV: [(&str, &str); 4] = [
+    ("HOME", "/tmp"),
+    ("TMPDIR", "/tmp"),
+    ("MPLBACKEND", "Agg"),
+    ("PYTHONTZPATH", ""),
+];
+
+/// The environment every command starts with (nothing of the host's).
+pub const DEFAULT_ENV: [(&str, &str); 6] = [
+    ("HOME", "/tmp"),
+    ("TMPDIR", "/tmp"),
+    ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+    ("LANG", "C.UTF-8"),
+    ("MPLBACKEND", "Agg"),
+    ("PYTHONTZPATH", ""),
+];
+
+/// The default environment as owned pairs.
+pub fn default_env() -> Vec<(String, String)> {
+    DEFAULT_ENV
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+        .collect()
+}
