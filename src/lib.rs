@@ -12,9 +12,9 @@
 
 pub mod agent;
 pub mod artifacts;
+pub mod config;
 pub mod eval;
 pub mod fsutil;
-pub mod config;
 pub mod llm;
 pub mod runtime;
 pub mod sandbox;

@@ -357,7 +357,11 @@ impl Episode {
                 took.as_secs_f64()
             ));
             self.recorder.step(Step {
-                thought: if i == 0 { thought.clone() } else { String::new() },
+                thought: if i == 0 {
+                    thought.clone()
+                } else {
+                    String::new()
+                },
                 action: Action {
                     function: call.function.name.clone(),
                     parameters: serde_json::from_str(&call.function.arguments)

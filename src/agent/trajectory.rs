@@ -203,7 +203,8 @@ pub fn read(dir: &Path) -> std::io::Result<Value> {
         return Ok(doc);
     }
     let text = std::fs::read_to_string(dir.join("events.jsonl"))?;
-    let (mut header, mut steps, mut summary) = (json!({}), Vec::new(), json!({"status": "running"}));
+    let (mut header, mut steps, mut summary) =
+        (json!({}), Vec::new(), json!({"status": "running"}));
     for line in text.lines() {
         let Ok(e) = serde_json::from_str::<Value>(line) else {
             continue; // a torn last line

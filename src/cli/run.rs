@@ -206,8 +206,8 @@ fn read_inputs(from: &Path) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
             if ty.is_dir() {
                 walk(&path, &format!("{prefix}{name}/"), out)?;
             } else if ty.is_file() {
-                let bytes =
-                    std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+                let bytes = std::fs::read(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
                 out.push((format!("{prefix}{name}"), bytes));
             }
         }

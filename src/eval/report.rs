@@ -44,6 +44,10 @@ pub struct RowResult {
 
 /// Read the rows already finished in a `results.jsonl` (a torn last line from a kill is ignored).
 pub fn read_results(path: &Path) -> Vec<RowResult> {
+    // Only a regular file: a device (e.g. /dev/zero linked in its place) would never end.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Vec::new();
+    }
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()

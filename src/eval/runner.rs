@@ -270,7 +270,10 @@ pub enum RunError {
     },
 }
 
-fn io_err<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> RunError + 'a {
+fn io_err<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> RunError + 'a {
     move |source| RunError::Io {
         action,
         path: path.to_path_buf(),
@@ -411,47 +414,30 @@ pub async fn run(
         settings,
         client,
     });
-    let mut pending = jobs.into_iter();
-    let mut running: JoinSet<RowResult> = JoinSet::new();
-    let mut in_flight: HashMap<tokio::task::Id, RowResult> = HashMap::new();
-    loop {
-        while running.len() < shared.settings.workers.max(1)
-            && let Some(job) = pending.next()
-        {
-            let blank = blank_result(&job);
+    let workers = shared.settings.workers.max(1);
+    let recorded = drive(
+        jobs,
+        workers,
+        |job| {
             let shared = shared.clone();
-            let handle = running.spawn(async move { run_job(&shared, &job).await });
-            in_flight.insert(handle.id(), blank);
-        }
-        let Some(joined) = running.join_next_with_id().await else {
-            break;
-        };
-        let result = match joined {
-            Ok((id, result)) => {
-                in_flight.remove(&id);
-                result
-            }
-            Err(e) => {
-                let mut result = in_flight.remove(&e.id()).unwrap_or_else(|| RowResult {
-                    key: "unknown".into(),
-                    ..blank_result(&Job::unknown())
-                });
-                result.error = Some(panic_message(e));
-                result
-            }
-        };
-        // One line per finished row, flushed at once: a kill loses only rows in flight.
-        if let Err(source) = append(&mut sink, &result) {
-            running.abort_all();
-            return Err(RunError::Record {
-                path: results_path,
-                dir: dir.display().to_string(),
-                done: progress.done,
-                pending: ran - progress.done,
-                source,
-            });
-        }
-        progress.update(&result);
+            async move { run_job(&shared, &job).await }
+        },
+        |result| {
+            // One line per finished row, flushed at once: a kill loses only rows in flight.
+            append(&mut sink, result)?;
+            progress.update(result);
+            Ok(())
+        },
+    )
+    .await;
+    if let Err((source, done)) = recorded {
+        return Err(RunError::Record {
+            path: results_path,
+            dir: dir.display().to_string(),
+            done,
+            pending: ran - done,
+            source,
+        });
     }
     let summary = finish(&dir, &config).map_err(io_err("write results in", &dir))?;
     Ok(BenchOutcome {
@@ -459,6 +445,56 @@ pub async fn run(
         ran,
         resumed,
     })
+}
+
+/// Run `jobs` with at most `workers` at once, handing each finished row to `record` before
+/// another job starts. A job that panics is recorded as an error row with the panic's message.
+/// When `record` fails, every job still running is cancelled and no other starts: the error
+/// comes back with the number of rows recorded before it.
+async fn drive<F, Fut>(
+    jobs: Vec<Job>,
+    workers: usize,
+    start: F,
+    mut record: impl FnMut(&RowResult) -> std::io::Result<()>,
+) -> Result<usize, (std::io::Error, usize)>
+where
+    F: Fn(Job) -> Fut,
+    Fut: std::future::Future<Output = RowResult> + Send + 'static,
+{
+    let mut pending = jobs.into_iter();
+    let mut running: JoinSet<RowResult> = JoinSet::new();
+    let mut in_flight: HashMap<tokio::task::Id, RowResult> = HashMap::new();
+    let mut done = 0;
+    loop {
+        while running.len() < workers
+            && let Some(job) = pending.next()
+        {
+            let blank = blank_result(&job);
+            let handle = running.spawn(start(job));
+            in_flight.insert(handle.id(), blank);
+        }
+        let Some(joined) = running.join_next_with_id().await else {
+            return Ok(done);
+        };
+        let result = match joined {
+            Ok((id, result)) => {
+                in_flight.remove(&id);
+                result
+            }
+            Err(e) => {
+                let mut result = in_flight
+                    .remove(&e.id())
+                    .unwrap_or_else(|| blank_result(&Job::unknown()));
+                result.error = Some(panic_message(e));
+                result
+            }
+        };
+        if let Err(e) = record(&result) {
+            running.abort_all();
+            return Err((e, done));
+        }
+        done += 1;
+    }
 }
 
 fn append(sink: &mut std::fs::File, result: &RowResult) -> std::io::Result<()> {
@@ -492,6 +528,9 @@ struct Shared {
 
 /// A kill can leave half a line at the end of `results.jsonl`: cut it so appends start clean.
 fn drop_torn_tail(path: &Path) -> std::io::Result<()> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
     let Ok(bytes) = std::fs::read(path) else {
         return Ok(());
     };
@@ -661,4 +700,81 @@ async fn plain_llm(
     result.steps = 1;
     result.tokens = reply.usage.total_tokens;
     Ok(reply.message.content.map(|c| extract(&c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jobs(n: usize) -> Vec<Job> {
+        (0..n)
+            .map(|i| Job {
+                key: format!("r{i}#0"),
+                row: Arc::new(Row {
+                    id: format!("r{i}"),
+                    domain: "math".into(),
+                    problem_statement: String::new(),
+                    ground_truth: "1".into(),
+                    input_files: Default::default(),
+                    scorer: None,
+                    extra: Default::default(),
+                }),
+                repeat: 0,
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_panicking_job_becomes_an_error_row_with_its_message() {
+        let mut rows = Vec::new();
+        let done = drive(
+            jobs(4),
+            2,
+            |job| async move {
+                if job.key == "r2#0" {
+                    panic!("boom in row two");
+                }
+                let mut r = blank_result(&job);
+                r.score = Some(1.0);
+                r
+            },
+            |r| {
+                rows.push(r.clone());
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(done, 4);
+        rows.sort_by(|a, b| a.key.cmp(&b.key));
+        let keys: Vec<&str> = rows.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, ["r0#0", "r1#0", "r2#0", "r3#0"]);
+        let bad = &rows[2];
+        assert_eq!((bad.id.as_str(), bad.domain.as_str()), ("r2", "math"));
+        assert_eq!(bad.score, None);
+        let msg = bad.error.as_deref().unwrap_or_default();
+        assert!(
+            msg.contains("panicked") && msg.contains("boom in row two"),
+            "{msg}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_record_stops_new_jobs() {
+        let started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = started.clone();
+        let err = drive(
+            jobs(10),
+            1,
+            move |job| {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                async move { blank_result(&job) }
+            },
+            |_| Err(std::io::Error::other("disk full")),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.1, 0);
+        assert_eq!(started.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
 }

@@ -2,8 +2,6 @@
 //! answers from a script or a function of the request, on loopback, and records every request
 //! body so callers can check what the agent sent.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -132,23 +130,41 @@ impl FakeServer {
         }))
     }
 
-    /// Answer every request with `responder(request_body)`.
+    /// Answer every request with `responder(request_body)`. The server runs on a thread of
+    /// its own (one async runtime), keeps connections alive and waits out each reply's
+    /// `delay` without holding a thread, so it can stand in for a remote model with latency
+    /// under thousands of concurrent requests.
     ///
     /// # Errors
     /// When no loopback port can be bound.
     pub fn start(responder: Responder) -> std::io::Result<FakeServer> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        listener.set_nonblocking(true)?;
         let url = format!("http://{}/v1", listener.local_addr()?);
         let requests = Arc::new(Mutex::new(Vec::new()));
         let seen = requests.clone();
         let responder = Arc::new(responder);
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let (seen, responder) = (seen.clone(), responder.clone());
-                std::thread::spawn(move || serve(stream, &seen, &responder));
-            }
-        });
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        std::thread::Builder::new()
+            .name("fake-model".into())
+            .spawn(move || {
+                rt.block_on(async move {
+                    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                        return;
+                    };
+                    loop {
+                        let Ok((stream, _)) = listener.accept().await else {
+                            continue;
+                        };
+                        let (seen, responder) = (seen.clone(), responder.clone());
+                        tokio::spawn(async move {
+                            let _ = serve(stream, &seen, &responder).await;
+                        });
+                    }
+                });
+            })?;
         Ok(FakeServer { url, requests })
     }
 
@@ -158,43 +174,53 @@ impl FakeServer {
     }
 }
 
-fn serve(stream: std::net::TcpStream, seen: &Mutex<Vec<Value>>, responder: &Responder) {
-    let Ok(read_half) = stream.try_clone() else {
-        return;
-    };
-    let mut reader = BufReader::new(read_half);
-    let mut len = 0usize;
+/// Serve requests on one connection until the client closes it.
+async fn serve(
+    stream: tokio::net::TcpStream,
+    seen: &Mutex<Vec<Value>>,
+    responder: &Responder,
+) -> std::io::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let mut stream = BufReader::new(stream);
     loop {
+        let mut len = 0usize;
+        let mut close = false;
         let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
+        loop {
+            line.clear();
+            if stream.read_line(&mut line).await? == 0 {
+                return Ok(());
+            }
+            let l = line.trim_end().to_ascii_lowercase();
+            if l.is_empty() {
+                break;
+            }
+            if let Some(v) = l.strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap_or(0);
+            }
+            close |= l.starts_with("connection:") && l.contains("close");
         }
-        let l = line.trim_end().to_ascii_lowercase();
-        if l.is_empty() {
-            break;
+        let mut body = vec![0u8; len.min(64 << 20)];
+        stream.read_exact(&mut body).await?;
+        let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let reply = responder(&request);
+        lock(seen).push(request);
+        tokio::time::sleep(reply.delay).await;
+        let mut head = format!(
+            "HTTP/1.1 {} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+            reply.status,
+            reply.body.len()
+        );
+        for (k, v) in &reply.headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
         }
-        if let Some(v) = l.strip_prefix("content-length:") {
-            len = v.trim().parse().unwrap_or(0);
+        head.push_str("\r\n");
+        let out = stream.get_mut();
+        out.write_all(head.as_bytes()).await?;
+        out.write_all(reply.body.as_bytes()).await?;
+        out.flush().await?;
+        if close {
+            return Ok(());
         }
     }
-    let mut body = vec![0u8; len.min(64 << 20)];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let reply = responder(&request);
-    lock(seen).push(request);
-    std::thread::sleep(reply.delay);
-    let mut out = stream;
-    let mut head = format!(
-        "HTTP/1.1 {} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-        reply.status,
-        reply.body.len()
-    );
-    for (k, v) in &reply.headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    let _ = out.write_all(head.as_bytes());
-    let _ = out.write_all(reply.body.as_bytes());
 }

@@ -3,6 +3,7 @@
 //! `Retry-After`), a size cap on response bodies, token usage per call, and typed errors that
 //! separate what is worth retrying from what is not.
 
+#[cfg(feature = "testing")]
 pub mod fake;
 mod parse;
 

@@ -523,7 +523,11 @@ impl Runtime {
         // counts against the call's deadline.
         let _slot = match tokio::time::timeout(limits.timeout, self.slots.acquire()).await {
             Ok(Ok(permit)) => permit,
-            Ok(Err(_closed)) => return Err(RuntimeError::Instantiate("the runtime is shutting down".into())),
+            Ok(Err(_closed)) => {
+                return Err(RuntimeError::Instantiate(
+                    "the runtime is shutting down".into(),
+                ));
+            }
             Err(_) => {
                 return Err(RuntimeError::Busy {
                     slots: self.max_instances,

@@ -138,8 +138,7 @@ pub(super) fn build(
         b.stdin(wasmtime_wasi::p2::pipe::MemoryInputPipe::new(Vec::new()))
             .stdout(out.clone())
             .stderr(errs.clone());
-        b.allow_blocking_current_thread(true)
-            .args(&[layout::ARGV0]);
+        b.allow_blocking_current_thread(true).args(&[layout::ARGV0]);
         for (k, v) in layout::SNAPSHOT_ENV {
             b.env(k, v);
         }
@@ -151,11 +150,7 @@ pub(super) fn build(
                 layout::GUEST_MPL_DATA,
                 FsPerms::ReadOnly,
             ),
-            (
-                ws.clone(),
-                layout::GUEST_WORKSPACE,
-                FsPerms::ReadWrite,
-            ),
+            (ws.clone(), layout::GUEST_WORKSPACE, FsPerms::ReadWrite),
             (tmp.clone(), layout::GUEST_TMP, FsPerms::ReadWrite),
         ] {
             b.preopened_dir(&host, guest, perms)

@@ -282,7 +282,12 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
                     let ptr = wiggle::GuestPtr::<str>::new((path as u32, path_len as u32));
                     let exists = state
                         .wasi
-                        .path_filestat_get(&mut memory, (dirfd as u32).into(), wasmtime_wasi::p1::types::Lookupflags::empty(), ptr)
+                        .path_filestat_get(
+                            &mut memory,
+                            (dirfd as u32).into(),
+                            wasmtime_wasi::p1::types::Lookupflags::empty(),
+                            ptr,
+                        )
                         .await
                         .is_ok();
                     if !exists {

@@ -216,7 +216,8 @@ impl Sandbox {
         dir.write(rel, contents).inspect_err(|_| {
             // Nothing was written: give back what was charged (approximately; the next
             // refresh measures exactly).
-            self.quota.release(contents.len() as u64, u64::from(old.is_none()));
+            self.quota
+                .release(contents.len() as u64, u64::from(old.is_none()));
         })
     }
 
@@ -235,7 +236,10 @@ impl Sandbox {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
         {
-            self.workspace.dir().create_dir_all(parent).map_err(file_err)?;
+            self.workspace
+                .dir()
+                .create_dir_all(parent)
+                .map_err(file_err)?;
         }
         self.write_charged(self.workspace.dir(), rel, contents)
             .map_err(file_err)?;

@@ -121,7 +121,9 @@ impl FsBackend for CapFs {
     async fn write(&self, path: &Path, content: &[u8]) -> bashkit::Result<()> {
         let p = rel(path);
         let old = self.size_of(&p);
-        self.quota.charge(old, content.len() as u64).map_err(quota_err)?;
+        self.quota
+            .charge(old, content.len() as u64)
+            .map_err(quota_err)?;
         self.dir.write(&p, content).map_err(err)
     }
 
@@ -202,7 +204,9 @@ impl FsBackend for CapFs {
     async fn copy(&self, from: &Path, to: &Path) -> bashkit::Result<()> {
         let (from, to) = (rel(from), rel(to));
         let size = self.dir.metadata(&from).map_err(err)?.len();
-        self.quota.charge(self.size_of(&to), size).map_err(quota_err)?;
+        self.quota
+            .charge(self.size_of(&to), size)
+            .map_err(quota_err)?;
         self.dir
             .copy(&from, &self.dir, &to)
             .map(|_| ())

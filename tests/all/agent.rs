@@ -347,3 +347,52 @@ async fn context_length_errors_shrink_max_tokens_then_end() {
     let run = episode(&server, |_, s| s.max_tokens = Some(8192)).await;
     assert_eq!(run.result.stop, StopReason::ContextLength);
 }
+
+#[tokio::test]
+async fn two_tool_calls_in_one_reply_run_in_order_and_each_is_answered() {
+    let server = FakeLlm::scripted(
+        vec![
+            Reply::calls(&[
+                ("execute_bash", r#"{"command": "echo first > order.txt"}"#),
+                (
+                    "execute_bash",
+                    r#"{"command": "echo second >> order.txt; cat order.txt"}"#,
+                ),
+            ]),
+            Reply::calls(&[("submit", "{}")]),
+        ],
+        None,
+    )
+    .unwrap();
+    let run = episode(&server, |_, _| {}).await;
+    assert_eq!(run.result.stop, StopReason::Submitted);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let answered = tool_messages(&reqs[1]);
+    assert_eq!(answered.len(), 2, "{answered:?}");
+    assert_eq!(answered[0].0, "call_execute_bash_0");
+    assert_eq!(answered[1].0, "call_execute_bash_1");
+    assert!(
+        answered[0].1.starts_with("Exit code: 0"),
+        "{}",
+        answered[0].1
+    );
+    assert!(
+        answered[1].1.contains("first\nsecond\n"),
+        "ran in order: {}",
+        answered[1].1
+    );
+    // Only the last answer of the reply carries the step counter.
+    assert!(
+        !answered[0].1.contains("Steps Remaining"),
+        "{}",
+        answered[0].1
+    );
+    assert!(
+        answered[1].1.ends_with("Steps Remaining: 99"),
+        "{}",
+        answered[1].1
+    );
+    let steps = run.trajectory()["steps"].as_array().unwrap().len();
+    assert_eq!(steps, 3, "two calls and submit");
+}

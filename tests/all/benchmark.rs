@@ -4,6 +4,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use llm_in_sandbox::agent::EpisodeSettings;
+use llm_in_sandbox::agent::SandboxSettings;
 use llm_in_sandbox::eval::runner::{self, BenchSettings, Mode, Shard};
 use llm_in_sandbox::eval::{Scorer, TaskSpec, parse_jsonl, report};
 use llm_in_sandbox::llm::LlmConfig;
@@ -66,7 +67,10 @@ fn settings(server: &FakeServer, dir: &Path, workers: usize) -> BenchSettings {
             max_steps: 5,
             ..EpisodeSettings::default()
         },
-        command_timeout: Duration::from_secs(60),
+        sandbox: SandboxSettings {
+            command_timeout: Duration::from_secs(60),
+            ..SandboxSettings::default()
+        },
         ..BenchSettings::new(llm, dir.to_path_buf())
     }
 }
@@ -312,4 +316,92 @@ async fn math_answers_compare_symbolically_in_wasm() {
         Score::Value(1.0)
     );
     assert_eq!(score("\\boxed{e - 3}", "e - 2").await, Score::Value(0.0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_that_cannot_be_recorded_stops_the_run() {
+    let server = model();
+    let data = dataset(6);
+    let t = task(data.clone(), Scorer::Numeric);
+    let dir = tempfile::tempdir().unwrap();
+    // Every write to results.jsonl fails as on a full disk.
+    std::os::unix::fs::symlink("/dev/full", dir.path().join("results.jsonl")).unwrap();
+    let err = runner::run(
+        runtime(),
+        &t,
+        parse_jsonl(&data).0,
+        settings(&server, dir.path(), 1),
+    )
+    .await
+    .expect_err("the run must stop");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("results.jsonl") && msg.contains("--resume"),
+        "{msg}"
+    );
+    assert!(
+        matches!(err, runner::RunError::Record { done: 0, .. }),
+        "{err:?}"
+    );
+    // One worker: the first row ran, failed to record, and nothing after it was computed.
+    assert_eq!(
+        server.requests().len(),
+        2,
+        "only the first row's two model calls"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_refuses_a_folder_from_another_run_and_says_what_differs() {
+    let server = model();
+    let data = dataset(2);
+    let t = task(data.clone(), Scorer::Numeric);
+    let dir = tempfile::tempdir().unwrap();
+    runner::run(
+        runtime(),
+        &t,
+        parse_jsonl(&data).0,
+        settings(&server, dir.path(), 2),
+    )
+    .await
+    .unwrap();
+    let mut other = settings(&server, dir.path(), 2);
+    other.llm.model = "another-model".into();
+    let err = runner::run(runtime(), &t, parse_jsonl(&data).0, other)
+        .await
+        .expect_err("another model's results must not be mixed in");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("model") && msg.contains("another-model"),
+        "{msg}"
+    );
+    let more = dataset(3);
+    let err = runner::run(
+        runtime(),
+        &task(more.clone(), Scorer::Numeric),
+        parse_jsonl(&more).0,
+        settings(&server, dir.path(), 2),
+    )
+    .await
+    .expect_err("other data");
+    assert!(err.to_string().contains("data_sha256"), "{err}");
+    let err = runner::run(
+        runtime(),
+        &task(data.clone(), Scorer::Exact),
+        parse_jsonl(&data).0,
+        settings(&server, dir.path(), 2),
+    )
+    .await
+    .expect_err("another scorer");
+    assert!(err.to_string().contains("scorer"), "{err}");
+    // The same run resumes (nothing left to do).
+    let same = runner::run(
+        runtime(),
+        &t,
+        parse_jsonl(&data).0,
+        settings(&server, dir.path(), 2),
+    )
+    .await
+    .unwrap();
+    assert_eq!((same.resumed, same.ran), (2, 0));
 }

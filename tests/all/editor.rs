@@ -13,7 +13,10 @@ fn toolbox() -> Toolbox {
 }
 
 async fn edit(t: &mut Toolbox, args: serde_json::Value) -> (String, bool) {
-    let out = t.call("str_replace_editor", &args.to_string()).await;
+    let out = t
+        .call("str_replace_editor", &args.to_string())
+        .await
+        .unwrap();
     (out.observation, out.error)
 }
 
@@ -125,4 +128,47 @@ async fn long_files_are_clipped_and_paths_outside_are_refused() {
     )
     .await;
     assert!(err && o.contains("file_text"), "{o}");
+}
+
+#[tokio::test]
+async fn editor_writes_are_held_to_the_sandbox_quota() {
+    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
+        .disk_quota(4096)
+        .build()
+        .unwrap();
+    let mut t = Toolbox::new(Shell::new(Arc::new(sb), ShellSettings::default()).unwrap());
+    let big = "x".repeat(10_000);
+    let (o, err) = edit(
+        &mut t,
+        json!({"command": "create", "path": "/testbed/big.txt", "file_text": big}),
+    )
+    .await;
+    assert!(err && o.contains("disk quota exceeded"), "{o}");
+    assert!(!t.shell().sandbox().workspace().exists("big.txt"));
+    let (o, err) = edit(
+        &mut t,
+        json!({"command": "create", "path": "/testbed/small.txt", "file_text": "abc\n"}),
+    )
+    .await;
+    assert!(!err, "{o}");
+    // Growing a file past the quota is refused and leaves it as it was.
+    let (o, err) = edit(
+        &mut t,
+        json!({"command": "str_replace", "path": "/testbed/small.txt", "old_str": "abc", "new_str": "y".repeat(8000)}),
+    )
+    .await;
+    assert!(err && o.contains("disk quota exceeded"), "{o}");
+    assert_eq!(
+        t.shell().sandbox().workspace().read("small.txt").unwrap(),
+        b"abc\n"
+    );
+    // What the editor wrote counts for the shell too.
+    let r = t
+        .call(
+            "execute_bash",
+            r#"{"command": "head -c 4090 /dev/zero > fill.bin; echo rc=$?"}"#,
+        )
+        .await
+        .unwrap();
+    assert!(r.observation.contains("rc=1"), "{}", r.observation);
 }

@@ -11,7 +11,6 @@ fn limits(timeout_s: u64, memory_mb: u64, output: usize) -> Limits {
         timeout: Duration::from_secs(timeout_s),
         memory_bytes: memory_mb << 20,
         output_bytes: output,
-        write_bytes: None,
     }
 }
 

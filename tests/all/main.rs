@@ -7,6 +7,7 @@ mod cli;
 mod common;
 mod editor;
 mod escapes;
+mod faults;
 mod limits;
 mod python;
 mod setup;

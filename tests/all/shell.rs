@@ -10,10 +10,20 @@ use llm_in_sandbox::shell::{
     observation,
 };
 
-use crate::common::sandbox_with;
+use llm_in_sandbox::sandbox::SandboxBuilder;
+
+use crate::common::{runtime, sandbox_with};
 
 fn shell_with(settings: ShellSettings, limits: Limits) -> Shell {
     Shell::new(Arc::new(sandbox_with(limits)), settings).expect("shell")
+}
+
+/// A shell over a sandbox built with `f` (quota, network policy, ...).
+fn shell_in(f: impl FnOnce(SandboxBuilder) -> SandboxBuilder) -> Shell {
+    let sandbox = f(llm_in_sandbox::sandbox::Sandbox::builder(runtime()))
+        .build()
+        .expect("sandbox");
+    Shell::new(Arc::new(sandbox), ShellSettings::default()).expect("shell")
 }
 
 fn shell() -> Shell {
@@ -56,7 +66,7 @@ async fn agent_one_liners_match_gnu_bash() {
         let ws = sh.sandbox().workspace();
         ws.write("data.txt", &fixture.data_txt).unwrap();
         ws.write("scores.csv", &fixture.scores_csv).unwrap();
-        let r = sh.exec(&case.script).await;
+        let r = sh.exec(&case.script).await.unwrap();
         let ok = r.stdout == case.stdout && r.exit_code == case.exit_code;
         let known = KNOWN_DIFFERENCES.iter().any(|(n, _)| *n == case.name);
         match (ok, known) {
@@ -95,11 +105,13 @@ async fn state_persists_between_calls() {
     let mut sh = shell();
     let r = sh
         .exec("mkdir -p work && cd work && X=42 && greet() { echo \"hi $1\"; }")
-        .await;
+        .await
+        .unwrap();
     assert_eq!(r.exit_code, 0, "{}", show(&r));
     let r = sh
         .exec("pwd; echo $X; greet there; python3 -c 'import os; print(os.getcwd())'")
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         r.stdout,
         "/testbed/work\n42\nhi there\n/testbed/work\n",
@@ -111,7 +123,7 @@ async fn state_persists_between_calls() {
 #[tokio::test]
 async fn host_files_are_invisible() {
     let mut sh = shell();
-    let r = sh.exec("cat /etc/passwd").await;
+    let r = sh.exec("cat /etc/passwd").await.unwrap();
     assert!(
         !r.stdout.contains("/root:/bin/bash") || !r.stdout.contains("daemon:x:1:1"),
         "{}",
@@ -124,7 +136,7 @@ async fn host_files_are_invisible() {
             "host line leaked: {line}"
         );
     }
-    let r = sh.exec("cd /; ls").await;
+    let r = sh.exec("cd /; ls").await.unwrap();
     assert_eq!(r.exit_code, 0);
     for name in r.stdout.lines() {
         assert!(
@@ -138,7 +150,8 @@ async fn host_files_are_invisible() {
     }
     let r = sh
         .exec("ls /work /home/user 2>&1; cat /proc/self/environ 2>&1 | grep -c CARGO")
-        .await;
+        .await
+        .unwrap();
     assert!(!r.stdout.contains("main"), "{}", show(&r));
     assert!(r.stdout.trim_end().ends_with('0'), "{}", show(&r));
 }
@@ -148,7 +161,8 @@ async fn symlinks_cannot_lead_out() {
     let mut sh = shell();
     let r = sh
         .exec("ln -s /etc x; echo rc=$?; cat x/passwd 2>&1 | grep -c root:x:0:0")
-        .await;
+        .await
+        .unwrap();
     assert!(
         r.stdout.starts_with("rc=1\n"),
         "absolute link must be refused\n{}",
@@ -156,7 +170,8 @@ async fn symlinks_cannot_lead_out() {
     );
     let r = sh
         .exec("ln -s ../../.. up; echo rc=$?; ls up 2>&1 | head -3")
-        .await;
+        .await
+        .unwrap();
     assert!(
         r.stdout.starts_with("rc=1\n"),
         "escaping link must be refused\n{}",
@@ -166,25 +181,29 @@ async fn symlinks_cannot_lead_out() {
     assert!(std::fs::symlink_metadata(host.join("x")).is_err());
     assert!(std::fs::symlink_metadata(host.join("up")).is_err());
     // A link that stays inside works, for the shell and for Python.
-    let r = sh.exec("mkdir d && echo in > d/f && ln -s d/f inside && cat inside && python3 -c \"print(open('inside').read().strip())\"").await;
+    let r = sh.exec("mkdir d && echo in > d/f && ln -s d/f inside && cat inside && python3 -c \"print(open('inside').read().strip())\"").await.unwrap();
     assert_eq!(r.stdout, "in\nin\n", "{}", show(&r));
     // A link planted on the host (e.g. by an earlier tool) is not followed out either.
     std::os::unix::fs::symlink("/etc/passwd", host.join("planted")).unwrap();
-    let r = sh.exec("cat planted; echo rc=$?").await;
+    let r = sh.exec("cat planted; echo rc=$?").await.unwrap();
     assert!(!r.stdout.contains("root:x:0:0"), "{}", show(&r));
 }
 
 #[tokio::test]
 async fn cd_out_of_testbed_and_write_stays_virtual() {
     let mut sh = shell();
-    let r = sh.exec("cd ..; pwd; echo data > escaped.txt; ls").await;
+    let r = sh
+        .exec("cd ..; pwd; echo data > escaped.txt; ls")
+        .await
+        .unwrap();
     assert!(r.stdout.starts_with("/\n"), "{}", show(&r));
     // Whatever the shell did at `/`, nothing reached the host next to the workspace.
     let host = sh.sandbox().workspace().host_path().to_path_buf();
     assert!(!host.parent().unwrap().join("escaped.txt").exists());
     let r = sh
         .exec("cd /etc; python3 -c \"open('/etc/hostname').read()\"; echo rc=$?")
-        .await;
+        .await
+        .unwrap();
     assert!(r.stdout.ends_with("rc=1\n"), "{}", show(&r));
     assert!(r.stderr.contains("FileNotFoundError"), "{}", show(&r));
 }
@@ -193,8 +212,7 @@ async fn cd_out_of_testbed_and_write_stays_virtual() {
 async fn python_forms_in_the_shell() {
     let mut sh = shell();
     let r = sh
-        .exec("cd /tmp && printf 'import sys\\nprint(sys.stdin.read().upper())' > up.py && echo abc | python3 up.py && python -m json.tool <<< '{\"a\":1}'")
-        .await;
+        .exec("cd /tmp && printf 'import sys\\nprint(sys.stdin.read().upper())' > up.py && echo abc | python3 up.py && python -m json.tool <<< '{\"a\":1}'").await.unwrap();
     assert_eq!(r.stdout, "ABC\n\n{\n    \"a\": 1\n}\n", "{}", show(&r));
 }
 
@@ -205,13 +223,16 @@ async fn busy_loop_times_out_cleanly() {
         ..ShellSettings::default()
     };
     let mut sh = shell_with(settings, Limits::default());
-    let r = sh.exec("echo before; while true; do :; done").await;
+    let r = sh
+        .exec("echo before; while true; do :; done")
+        .await
+        .unwrap();
     assert_eq!(r.outcome, CommandOutcome::Timeout, "{}", show(&r));
     assert_eq!(r.exit_code, 124);
     assert_eq!(r.stdout, "before\n");
     assert!(show(&r).contains("timed out"));
     // The shell is still usable afterwards.
-    assert_eq!(sh.exec("echo after").await.stdout, "after\n");
+    assert_eq!(sh.exec("echo after").await.unwrap().stdout, "after\n");
 }
 
 #[tokio::test]
@@ -221,7 +242,10 @@ async fn python_busy_loop_inside_the_shell_times_out() {
         ..ShellSettings::default()
     };
     let mut sh = shell_with(settings, Limits::default());
-    let r = sh.exec("python3 -c 'while True: pass'; echo rc=$?").await;
+    let r = sh
+        .exec("python3 -c 'while True: pass'; echo rc=$?")
+        .await
+        .unwrap();
     // Either the Python deadline (shortened to the shell's remaining time) or the shell's own.
     assert!(
         r.outcome == CommandOutcome::Timeout || r.stdout.contains("rc=124"),
@@ -233,18 +257,14 @@ async fn python_busy_loop_inside_the_shell_times_out() {
 #[tokio::test]
 async fn yes_into_head_ends_cleanly() {
     let mut sh = shell();
-    let r = sh.exec("yes | head -c 10000000 | wc -c").await;
+    let r = sh.exec("yes | head -c 10000000 | wc -c").await.unwrap();
     assert_eq!(r.outcome, CommandOutcome::Completed, "{}", show(&r));
     assert!(r.stdout.trim().parse::<u64>().is_ok(), "{}", show(&r));
 }
 
 #[tokio::test]
 async fn disk_quota_stops_big_writes() {
-    let settings = ShellSettings {
-        disk_quota_bytes: 4 << 20,
-        ..ShellSettings::default()
-    };
-    let mut sh = shell_with(settings, Limits::default());
+    let mut sh = shell_in(|b| b.disk_quota(4 << 20));
     let ws_size = |sh: &Shell| {
         let ws = sh.sandbox().workspace();
         ["big.txt", "big.bin"]
@@ -256,45 +276,46 @@ async fn disk_quota_stops_big_writes() {
     // Through a shell redirection: refused before anything is written.
     let r = sh
         .exec("python3 -c \"print('x' * (6 << 20))\" > big.txt; echo rc=$?")
-        .await;
+        .await
+        .unwrap();
     assert_eq!(r.stdout, "rc=1\n", "{}", show(&r));
     assert!(r.stderr.contains("disk quota exceeded"), "{}", show(&r));
     assert!(ws_size(&sh) < 4 << 20);
     // Python writing a file itself (1 GB, in 64 MB pieces): stopped at the quota with ENOSPC.
     let r = sh
-        .exec("python3 -c \"f = open('big.bin', 'wb')\nfor _ in range(16): f.write(b'0' * (64 << 20))\"; echo rc=$?")
-        .await;
+        .exec("python3 -c \"f = open('big.bin', 'wb')\nfor _ in range(16): f.write(b'0' * (64 << 20))\"; echo rc=$?").await.unwrap();
     assert!(r.stdout.ends_with("rc=1\n"), "{}", show(&r));
     assert!(r.stderr.contains("No space left on device"), "{}", show(&r));
     assert!(ws_size(&sh) <= 4 << 20, "{} bytes written", ws_size(&sh));
     // Once the file is removed, writing works again.
     let r = sh
         .exec("rm -f big.bin big.txt; echo small > s.txt; cat s.txt")
-        .await;
+        .await
+        .unwrap();
     assert_eq!(r.stdout, "small\n", "{}", show(&r));
 }
 
 #[tokio::test]
 async fn pip_and_missing_tools_answer_clearly() {
     let mut sh = shell();
-    let r = sh.exec("pip install numpy sympy").await;
+    let r = sh.exec("pip install numpy sympy").await.unwrap();
     assert_eq!(r.exit_code, 0, "{}", show(&r));
     assert!(
         r.stdout.contains("Requirement already satisfied: numpy"),
         "{}",
         show(&r)
     );
-    let r = sh.exec("pip install torch").await;
+    let r = sh.exec("pip install torch").await.unwrap();
     assert_eq!(r.exit_code, 1);
     assert!(
         r.stderr.contains("cannot install torch") && r.stderr.contains("sympy"),
         "{}",
         show(&r)
     );
-    let r = sh.exec("python3 -m pip install pandas").await;
+    let r = sh.exec("python3 -m pip install pandas").await.unwrap();
     assert!(r.stdout.contains("pandas"), "{}", show(&r));
     for cmd in ["apt-get install -y jq", "gcc x.c", "sudo ls"] {
-        let r = sh.exec(cmd).await;
+        let r = sh.exec(cmd).await.unwrap();
         assert_eq!(r.exit_code, 127, "{cmd}: {}", show(&r));
         assert_eq!(r.stderr.lines().count(), 1, "{cmd}: {}", show(&r));
         assert!(
@@ -307,13 +328,58 @@ async fn pip_and_missing_tools_answer_clearly() {
 
 #[tokio::test]
 async fn network_is_off_by_default() {
+    // A server that is really there: only the policy can keep the shell from it.
+    let port = serve("must not be seen\n");
     let mut sh = shell();
-    let r = sh.exec("curl -s http://example.org/; echo rc=$?").await;
-    assert!(!r.stdout.contains("rc=0"), "{}", show(&r));
+    for cmd in [
+        format!("curl -s http://127.0.0.1:{port}/x; echo rc=$?"),
+        format!("wget -q -O - http://localhost:{port}/x; echo rc=$?"),
+    ] {
+        let r = sh.exec(&cmd).await.unwrap();
+        assert!(
+            !r.stdout.contains("must not be seen"),
+            "{cmd}: {}",
+            show(&r)
+        );
+        assert!(!r.stdout.contains("rc=0"), "{cmd}: {}", show(&r));
+    }
+    // The same server is reachable when the policy names it (so the refusal above was the
+    // policy's, not a dead port).
+    let mut allowed =
+        shell_in(|b| b.network(NetworkPolicy::allow(&[format!("127.0.0.1:{port}")]).unwrap()));
+    let r = allowed
+        .exec(&format!("curl -s http://127.0.0.1:{port}/x"))
+        .await
+        .unwrap();
+    assert_eq!(r.stdout, "must not be seen\n", "{}", show(&r));
+}
+
+#[tokio::test]
+async fn file_count_cap_holds_for_shell_and_python() {
+    let mut sh = shell_in(|b| b.max_files(5));
     let r = sh
-        .exec("wget -q -O - http://example.org/; echo rc=$?")
-        .await;
-    assert!(!r.stdout.contains("rc=0"), "{}", show(&r));
+        .exec("for i in 1 2 3 4 5 6 7; do echo $i > f$i.txt || echo refused $i; done; ls | wc -l")
+        .await
+        .unwrap();
+    assert!(r.stdout.contains("refused 6"), "{}", show(&r));
+    assert!(r.stderr.contains("may hold 5 files"), "{}", show(&r));
+    assert_eq!(r.stdout.lines().last(), Some("5"), "{}", show(&r));
+    // Python is held to the same count, live: a new file fails with ENOSPC, an existing one
+    // can still be rewritten.
+    let r = sh
+        .exec("python3 -c \"open('f1.txt', 'w').write('again'); open('new.txt', 'w')\"; echo rc=$?")
+        .await
+        .unwrap();
+    assert!(r.stdout.ends_with("rc=1\n"), "{}", show(&r));
+    assert!(r.stderr.contains("No space left on device"), "{}", show(&r));
+    assert_eq!(sh.sandbox().workspace().read("f1.txt").unwrap(), b"again");
+    assert!(!sh.sandbox().workspace().exists("new.txt"));
+    // Deleting makes room again, for both.
+    let r = sh
+        .exec("rm f5.txt && python3 -c \"open('new.txt', 'w').write('ok')\" && cat new.txt")
+        .await
+        .unwrap();
+    assert_eq!(r.stdout, "ok", "{}", show(&r));
 }
 
 /// A one-shot HTTP server on loopback answering every request with `body`.
@@ -340,16 +406,17 @@ fn serve(body: &'static str) -> u16 {
 async fn allow_listed_hosts_are_reachable_and_others_are_not() {
     let port = serve("hello from the allowed host\n");
     let other = serve("must not be seen\n");
-    let settings = ShellSettings {
-        network: NetworkPolicy::allow(&[format!("127.0.0.1:{port}")]).unwrap(),
-        ..ShellSettings::default()
-    };
-    let mut sh = shell_with(settings, Limits::default());
-    let r = sh.exec(&format!("curl -s http://127.0.0.1:{port}/x")).await;
+    let mut sh =
+        shell_in(|b| b.network(NetworkPolicy::allow(&[format!("127.0.0.1:{port}")]).unwrap()));
+    let r = sh
+        .exec(&format!("curl -s http://127.0.0.1:{port}/x"))
+        .await
+        .unwrap();
     assert_eq!(r.stdout, "hello from the allowed host\n", "{}", show(&r));
     let r = sh
         .exec(&format!("curl -s http://127.0.0.1:{other}/x; echo rc=$?"))
-        .await;
+        .await
+        .unwrap();
     assert!(!r.stdout.contains("must not be seen"), "{}", show(&r));
     assert!(NetworkPolicy::allow(&["http://x/y"]).is_err());
 }

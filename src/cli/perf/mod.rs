@@ -1,5 +1,36 @@
-//! `llm-in-sandbox bench`: start-up and per-command costs, each against a baseline measured in
-//! the same run (a native `python3` subprocess), reported as medians and ratios.
+//! `llm-in-sandbox perf` (alias `bench`): start-up and per-command costs, each against a
+//! baseline measured in the same run (a native `python3` or `bash` subprocess), reported as
+//! medians and ratios; episode throughput (`episodes.rs`); memory density.
+
+#[cfg(feature = "testing")]
+mod episodes;
+#[cfg(not(feature = "testing"))]
+mod episodes {
+    //! Without the `testing` feature there is no fake model to run episodes against.
+    use std::sync::Arc;
+
+    use llm_in_sandbox::runtime::Runtime;
+
+    const WHY: &str = "the episode measurements need the fake model server: build with \
+        `cargo build --release --features testing`";
+
+    pub fn episode_overhead(_: &Arc<Runtime>, _: &tokio::runtime::Runtime) -> anyhow::Result<()> {
+        anyhow::bail!("{WHY}")
+    }
+    pub fn throughput(_: &Arc<Runtime>, _: &tokio::runtime::Runtime) -> anyhow::Result<()> {
+        anyhow::bail!("{WHY}")
+    }
+    pub fn latency_throughput(
+        _: &Arc<Runtime>,
+        _: &tokio::runtime::Runtime,
+        _: f64,
+        _: &[usize],
+    ) -> anyhow::Result<()> {
+        anyhow::bail!("{WHY}")
+    }
+}
+
+use episodes::{episode_overhead, latency_throughput, throughput};
 
 use std::io::Read;
 use std::process::{Command, ExitCode, Stdio};
@@ -34,6 +65,23 @@ pub struct PerfArgs {
     /// (`time.sleep` in Python).
     #[arg(long, value_name = "N")]
     density: Option<usize>,
+    /// Also measure throughput against a fake model that answers each call after this many
+    /// seconds (a remote model's latency): 5-step episodes (3 bash, 1 editor, python3 inside
+    /// bash, submit) through the whole benchmark pipeline, as a % of the ideal rate
+    /// (workers / (5 x latency)).
+    #[arg(long, value_name = "SECONDS")]
+    model_latency: Option<f64>,
+    /// Worker counts for --model-latency.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "64,512,1024",
+        value_name = "N,..."
+    )]
+    latency_workers: Vec<usize>,
+    /// Only the --model-latency rows (skip the start-up and per-command measurements).
+    #[arg(long, requires = "model_latency")]
+    latency_only: bool,
     /// The native Python used as the baseline.
     #[arg(long, default_value = NATIVE_PYTHON, value_name = "PROGRAM")]
     native_python: String,
@@ -117,6 +165,12 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         .max(if args.episodes { 512 } else { 0 });
     let runtime = global.load_runtime_for(concurrent)?;
     let rt = tokio_runtime()?;
+    if let Some(latency) = args.model_latency {
+        latency_throughput(&runtime, &rt, latency, &args.latency_workers)?;
+        if args.latency_only {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     let exe = std::env::current_exe().context("cannot find our own executable")?;
     let mut rows: Vec<Row> = Vec::new();
 
@@ -349,169 +403,6 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         println!("| {name} | {} | {ratio} |", ms(*d));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// A fake model that runs `steps - 1` commands (alternating shell and Python), then submits.
-fn scripted_model(steps: usize) -> anyhow::Result<llm_in_sandbox::llm::fake::FakeServer> {
-    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
-    Ok(FakeServer::start(Box::new(
-        move |req: &serde_json::Value| {
-            let done = req["messages"]
-                .as_array()
-                .map_or(0, |m| m.iter().filter(|m| m["role"] == "tool").count());
-            if done + 1 >= steps {
-                Reply::calls(&[("submit", "{}")])
-            } else if done.is_multiple_of(2) {
-                Reply::calls(&[(
-                    "execute_bash",
-                    r#"{"command": "ls -la | head -5; echo 42 > /testbed/answer.txt"}"#,
-                )])
-            } else {
-                Reply::calls(&[("execute_bash", r#"{"command": "python3 -c 'print(6*7)'"}"#)])
-            }
-        },
-    ))?)
-}
-
-fn rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
-}
-
-fn episode_overhead(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> anyhow::Result<()> {
-    use llm_in_sandbox::agent::trajectory::Recorder;
-    use llm_in_sandbox::agent::{Episode, EpisodeSettings};
-    use llm_in_sandbox::llm::{Client, LlmConfig};
-    use llm_in_sandbox::shell::{Shell, ShellSettings};
-    use llm_in_sandbox::tools::Toolbox;
-    let server = scripted_model(10)?;
-    let mut rows = Vec::new();
-    for _ in 0..6 {
-        let dir = tempfile::tempdir()?;
-        let started = Instant::now();
-        let r = rt.block_on(async {
-            let shell = Shell::new(
-                Arc::new(Sandbox::builder(runtime.clone()).build()?),
-                ShellSettings::default(),
-            )?;
-            let recorder = Recorder::start(
-                dir.path(),
-                serde_json::json!({"problem_statement": "bench"}),
-            )?;
-            let client = Client::new(LlmConfig::new(&server.url, "fake"))?;
-            anyhow::Ok(
-                Episode::new(
-                    client,
-                    Toolbox::new(shell),
-                    EpisodeSettings::default(),
-                    recorder,
-                )
-                .run("bench")
-                .await,
-            )
-        })?;
-        let total = started.elapsed().as_secs_f64();
-        if r.steps != 10 {
-            bail!("the scripted episode took {} steps, not 10", r.steps);
-        }
-        rows.push((total, r.llm_seconds, r.tool_seconds));
-    }
-    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (total, llm, tools) = rows[rows.len() / 2];
-    let ours = (total - llm - tools).max(0.0);
-    println!(
-        "\nScripted 10-step episode (5 shell + 4 python3 commands + submit), zero-latency fake model, median of 6:\n"
-    );
-    println!("| part | time | share |");
-    println!("|---|---|---|");
-    for (name, t) in [
-        ("waiting for the model (HTTP on loopback)", llm),
-        ("sandbox (tools)", tools),
-        ("our own overhead (setup, trajectory, loop)", ours),
-    ] {
-        println!("| {name} | {:.2} ms | {:.0}% |", t * 1e3, 100.0 * t / total);
-    }
-    println!("| whole episode | {:.2} ms | 100% |\n", total * 1e3);
-    Ok(())
-}
-
-fn throughput(runtime: &Arc<Runtime>, rt: &tokio::runtime::Runtime) -> anyhow::Result<()> {
-    use llm_in_sandbox::eval::runner::{self, BenchSettings};
-    use llm_in_sandbox::eval::{Scorer, TaskSpec, parse_jsonl};
-    use llm_in_sandbox::llm::LlmConfig;
-    let server = scripted_model(5)?;
-    println!(
-        "Throughput: scripted 5-step episodes (2 shell + 2 python3 + submit), zero-latency fake model, whole benchmark pipeline (scoring, results.jsonl, trajectories):\n"
-    );
-    println!("| workers | episodes | episodes/s | peak RSS over idle | per concurrent episode |");
-    println!("|---|---|---|---|---|");
-    for workers in [1usize, 16, 128, 512] {
-        let n = (workers * 2).max(32);
-        let data: String = (0..n)
-            .map(|i| {
-                format!(
-                    "{{\"id\": \"e{i}\", \"problem_statement\": \"x\", \"ground_truth\": \"42\"}}\n"
-                )
-            })
-            .collect();
-        let task = TaskSpec {
-            name: "throughput".into(),
-            data: data.clone(),
-            scorer: Scorer::Exact,
-            prompt_config: None,
-            llm_prompt: None,
-        };
-        let dir = tempfile::tempdir()?;
-        let settings = BenchSettings {
-            workers,
-            ..BenchSettings::new(
-                LlmConfig::new(&server.url, "fake"),
-                dir.path().to_path_buf(),
-            )
-        };
-        let idle = rss_bytes();
-        let peak = Arc::new(std::sync::atomic::AtomicU64::new(idle));
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let sampler = {
-            let (peak, stop) = (peak.clone(), stop.clone());
-            std::thread::spawn(move || {
-                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    peak.fetch_max(rss_bytes(), std::sync::atomic::Ordering::Relaxed);
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-            })
-        };
-        let started = Instant::now();
-        let out = rt.block_on(runner::run(
-            runtime.clone(),
-            &task,
-            parse_jsonl(&data).0,
-            settings,
-        ))?;
-        let secs = started.elapsed().as_secs_f64();
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        let _ = sampler.join();
-        if out.summary["overall"]["errors"].as_u64() != Some(0) {
-            bail!("throughput run had errors: {}", out.summary);
-        }
-        let grown = peak
-            .load(std::sync::atomic::Ordering::Relaxed)
-            .saturating_sub(idle);
-        println!(
-            "| {workers} | {n} | {:.1} | {:.1} MiB | {:.2} MiB |",
-            n as f64 / secs,
-            grown as f64 / 1048576.0,
-            grown as f64 / 1048576.0 / workers.min(n) as f64
-        );
-    }
-    println!();
-    Ok(())
 }
 
 /// What the snapshot of `runtime` has imported, for labels.

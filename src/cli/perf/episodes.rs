@@ -1,0 +1,284 @@
+//! The episode rows of `perf`: whole episodes against the fake model server (so they need the
+//! `testing` feature): a 10-step episode's overhead split, throughput and memory at several
+//! worker counts, and throughput against a model with latency.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
+
+use llm_in_sandbox::runtime::Runtime;
+
+/// A fake model that runs `steps - 1` commands (alternating shell and Python), then submits.
+fn scripted_model(steps: usize) -> anyhow::Result<llm_in_sandbox::llm::fake::FakeServer> {
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+    Ok(FakeServer::start(Box::new(
+        move |req: &serde_json::Value| {
+            let done = req["messages"]
+                .as_array()
+                .map_or(0, |m| m.iter().filter(|m| m["role"] == "tool").count());
+            if done + 1 >= steps {
+                Reply::calls(&[("submit", "{}")])
+            } else if done.is_multiple_of(2) {
+                Reply::calls(&[(
+                    "execute_bash",
+                    r#"{"command": "ls -la | head -5; echo 42 > /testbed/answer.txt"}"#,
+                )])
+            } else {
+                Reply::calls(&[("execute_bash", r#"{"command": "python3 -c 'print(6*7)'"}"#)])
+            }
+        },
+    ))?)
+}
+
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+pub(super) fn episode_overhead(
+    runtime: &Arc<Runtime>,
+    rt: &tokio::runtime::Runtime,
+) -> anyhow::Result<()> {
+    use llm_in_sandbox::agent::{EpisodeSettings, EpisodeSpec, SandboxSettings, setup};
+    use llm_in_sandbox::llm::{Client, LlmConfig};
+    let server = scripted_model(10)?;
+    let client = Client::new(LlmConfig::new(&server.url, "fake"))?;
+    let mut rows = Vec::new();
+    for _ in 0..6 {
+        let dir = tempfile::tempdir()?;
+        let started = Instant::now();
+        let r = rt.block_on(async {
+            let spec = EpisodeSpec {
+                sandbox: SandboxSettings::default(),
+                episode: EpisodeSettings::default(),
+                workspace: None,
+                input_files: Vec::new(),
+                record_dir: dir.path().to_path_buf(),
+                header: serde_json::json!({"problem_statement": "bench"}),
+            };
+            anyhow::Ok(
+                setup(runtime, client.clone(), spec)
+                    .await?
+                    .run("bench")
+                    .await,
+            )
+        })?;
+        let total = started.elapsed().as_secs_f64();
+        if r.steps != 10 {
+            bail!("the scripted episode took {} steps, not 10", r.steps);
+        }
+        rows.push((total, r.llm_seconds, r.tool_seconds));
+    }
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (total, llm, tools) = rows[rows.len() / 2];
+    let ours = (total - llm - tools).max(0.0);
+    println!(
+        "\nScripted 10-step episode (5 shell + 4 python3 commands + submit), zero-latency fake model, median of 6:\n"
+    );
+    println!("| part | time | share |");
+    println!("|---|---|---|");
+    for (name, t) in [
+        ("waiting for the model (HTTP on loopback)", llm),
+        ("sandbox (tools)", tools),
+        ("our own overhead (setup, trajectory, loop)", ours),
+    ] {
+        println!("| {name} | {:.2} ms | {:.0}% |", t * 1e3, 100.0 * t / total);
+    }
+    println!("| whole episode | {:.2} ms | 100% |\n", total * 1e3);
+    Ok(())
+}
+
+/// A fake model with latency: each episode runs 3 bash commands (one of them `python3`), one
+/// editor call, then submits; every reply comes after `latency`.
+fn latency_model(latency: Duration) -> anyhow::Result<llm_in_sandbox::llm::fake::FakeServer> {
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+    Ok(FakeServer::start(Box::new(
+        move |req: &serde_json::Value| {
+            let done = req["messages"]
+                .as_array()
+                .map_or(0, |m| m.iter().filter(|m| m["role"] == "tool").count());
+            let reply = match done {
+                0 => Reply::calls(&[("execute_bash", r#"{"command": "ls -la | head -5"}"#)]),
+                1 => Reply::calls(&[(
+                    "str_replace_editor",
+                    r#"{"command": "create", "path": "/testbed/notes.txt", "file_text": "a\nb\n"}"#,
+                )]),
+                2 => Reply::calls(&[(
+                    "execute_bash",
+                    r#"{"command": "python3 -c 'print(6*7)' > /testbed/answer.txt"}"#,
+                )]),
+                3 => Reply::calls(&[("execute_bash", r#"{"command": "cat /testbed/answer.txt"}"#)]),
+                _ => Reply::calls(&[("submit", "{}")]),
+            };
+            reply.delayed(latency)
+        },
+    ))?)
+}
+
+/// Episodes/s against a model with latency, as a share of the ideal workers / episode time.
+pub(super) fn latency_throughput(
+    runtime: &Arc<Runtime>,
+    rt: &tokio::runtime::Runtime,
+    latency: f64,
+    workers: &[usize],
+) -> anyhow::Result<()> {
+    use llm_in_sandbox::eval::runner::{self, BenchSettings};
+    use llm_in_sandbox::eval::{Scorer, TaskSpec, parse_jsonl};
+    use llm_in_sandbox::llm::LlmConfig;
+    if !(latency.is_finite() && latency > 0.0) {
+        bail!("--model-latency must be a positive number of seconds");
+    }
+    let server = latency_model(Duration::from_secs_f64(latency))?;
+    println!(
+        "\nThroughput against a fake model answering after {latency} s: 5-step episodes (3 bash incl. one python3, 1 editor, submit), whole benchmark pipeline, 3 episodes per worker:\n"
+    );
+    println!("| workers | episodes | episodes/s | ideal | % of ideal | median episode | CPU |");
+    println!("|---|---|---|---|---|---|---|");
+    for &w in workers {
+        let n = w * 3;
+        let data: String = (0..n)
+            .map(|i| {
+                format!(
+                    "{{\"id\": \"e{i}\", \"problem_statement\": \"x\", \"ground_truth\": \"42\"}}\n"
+                )
+            })
+            .collect();
+        let task = TaskSpec {
+            name: "latency".into(),
+            data: data.clone(),
+            scorer: Scorer::Exact,
+            prompt_config: None,
+            llm_prompt: None,
+        };
+        let dir = tempfile::tempdir()?;
+        let mut llm = LlmConfig::new(&server.url, "fake");
+        llm.request_timeout = Duration::from_secs(120);
+        let settings = BenchSettings {
+            workers: w,
+            ..BenchSettings::new(llm, dir.path().to_path_buf())
+        };
+        let cpu0 = cpu_seconds();
+        let started = Instant::now();
+        let out = rt.block_on(runner::run(
+            runtime.clone(),
+            &task,
+            parse_jsonl(&data).0,
+            settings,
+        ))?;
+        let secs = started.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - cpu0;
+        if out.summary["overall"]["errors"].as_u64() != Some(0) {
+            bail!("latency run had errors: {}", out.summary["overall"]);
+        }
+        let mut times: Vec<f64> =
+            llm_in_sandbox::eval::report::read_results(&dir.path().join("results.jsonl"))
+                .iter()
+                .map(|r| r.llm_seconds + r.sandbox_seconds)
+                .collect();
+        times.sort_by(f64::total_cmp);
+        let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+        let rate = n as f64 / secs;
+        let ideal = w as f64 / (5.0 * latency);
+        println!(
+            "| {w} | {n} | {rate:.1} | {ideal:.1} | {:.0}% | {median:.2} s | {:.0}% |",
+            100.0 * rate / ideal,
+            100.0 * cpu / secs
+        );
+    }
+    println!();
+    Ok(())
+}
+
+/// CPU time (user + system) this process has used, in seconds.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes into the struct we pass; nothing else is touched.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+pub(super) fn throughput(
+    runtime: &Arc<Runtime>,
+    rt: &tokio::runtime::Runtime,
+) -> anyhow::Result<()> {
+    use llm_in_sandbox::eval::runner::{self, BenchSettings};
+    use llm_in_sandbox::eval::{Scorer, TaskSpec, parse_jsonl};
+    use llm_in_sandbox::llm::LlmConfig;
+    let server = scripted_model(5)?;
+    println!(
+        "Throughput: scripted 5-step episodes (2 shell + 2 python3 + submit), zero-latency fake model, whole benchmark pipeline (scoring, results.jsonl, trajectories):\n"
+    );
+    println!("| workers | episodes | episodes/s | peak RSS over idle | per concurrent episode |");
+    println!("|---|---|---|---|---|");
+    for workers in [1usize, 16, 128, 512] {
+        let n = (workers * 2).max(32);
+        let data: String = (0..n)
+            .map(|i| {
+                format!(
+                    "{{\"id\": \"e{i}\", \"problem_statement\": \"x\", \"ground_truth\": \"42\"}}\n"
+                )
+            })
+            .collect();
+        let task = TaskSpec {
+            name: "throughput".into(),
+            data: data.clone(),
+            scorer: Scorer::Exact,
+            prompt_config: None,
+            llm_prompt: None,
+        };
+        let dir = tempfile::tempdir()?;
+        let settings = BenchSettings {
+            workers,
+            ..BenchSettings::new(
+                LlmConfig::new(&server.url, "fake"),
+                dir.path().to_path_buf(),
+            )
+        };
+        let idle = rss_bytes();
+        let peak = Arc::new(std::sync::atomic::AtomicU64::new(idle));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let sampler = {
+            let (peak, stop) = (peak.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    peak.fetch_max(rss_bytes(), std::sync::atomic::Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            })
+        };
+        let started = Instant::now();
+        let out = rt.block_on(runner::run(
+            runtime.clone(),
+            &task,
+            parse_jsonl(&data).0,
+            settings,
+        ))?;
+        let secs = started.elapsed().as_secs_f64();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = sampler.join();
+        if out.summary["overall"]["errors"].as_u64() != Some(0) {
+            bail!("throughput run had errors: {}", out.summary);
+        }
+        let grown = peak
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .saturating_sub(idle);
+        println!(
+            "| {workers} | {n} | {:.1} | {:.1} MiB | {:.2} MiB |",
+            n as f64 / secs,
+            grown as f64 / 1048576.0,
+            grown as f64 / 1048576.0 / workers.min(n) as f64
+        );
+    }
+    println!();
+    Ok(())
+}
