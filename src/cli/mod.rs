@@ -154,9 +154,10 @@ impl GlobalArgs {
         if let Some(spec) = &self.preload {
             config.preload = llm_in_sandbox::runtime::parse_preload(spec);
         }
+        // Room for every concurrent call plus a few being torn down; more calls wait.
         config.max_instances = config
             .max_instances
-            .max(u32::try_from(concurrent.saturating_mul(2)).unwrap_or(u32::MAX));
+            .max(u32::try_from(concurrent.saturating_add(16)).unwrap_or(u32::MAX));
         let progress = |msg: &str| eprintln!("llm-in-sandbox: {msg}");
         let runtime = llm_in_sandbox::load_runtime(&setup, &config, &progress)
             .context("cannot load the Python runtime")?;

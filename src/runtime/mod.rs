@@ -85,7 +85,8 @@ pub enum RuntimeError {
 pub struct RuntimeConfig {
     /// Where compiled modules are cached (the same root as the artifacts).
     pub cache_root: PathBuf,
-    /// How many instances may be live at once (pooling allocator slots). Default 256.
+    /// How many instances may be live at once (pooling allocator slots). Default 256. More
+    /// calls at once wait for a free slot (up to their deadline).
     pub max_instances: u32,
     /// Modules imported into a pre-initialized snapshot made once at setup, so every call
     /// starts with them loaded. Default [`DEFAULT_PRELOAD`] (or `$LLM_IN_SANDBOX_PRELOAD`, a
@@ -241,10 +242,13 @@ fn engine_config(cfg: &RuntimeConfig) -> Config {
         .async_stack_size(STACK + (1 << 20))
         .cranelift_opt_level(wasmtime::OptLevel::Speed);
     let mut pool = wasmtime::PoolingAllocationConfig::new();
+    // Each instance takes two memories (its linear memory and, once it throws, its GC heap,
+    // which the pool allocates as a memory too) and two fiber stacks (the call, and the host
+    // door calling back into the guest's allocator).
     pool.total_core_instances(cfg.max_instances)
-        .total_memories(cfg.max_instances)
+        .total_memories(cfg.max_instances.saturating_mul(2))
         .total_tables(cfg.max_instances)
-        .total_stacks(cfg.max_instances)
+        .total_stacks(cfg.max_instances.saturating_mul(2))
         .total_gc_heaps(cfg.max_instances)
         .max_memory_size(4 << 30)
         .table_elements(100_000)
@@ -615,6 +619,13 @@ impl Runtime {
             Ok(Ok(raw)) => (raw & 0xFF, Outcome::Exited),
             Ok(Err(e)) => match e.downcast_ref::<I32Exit>() {
                 Some(I32Exit(code)) => (*code, Outcome::Exited),
+                // The pool ran out under the guest (a stack or memory for a nested call): the
+                // host's fault, never shown as the guest's crash.
+                None if format!("{e:#}").contains("maximum concurrent limit") => {
+                    return Err(RuntimeError::Instantiate(format!(
+                        "the instance pool ran out during the call: {e:#}"
+                    )));
+                }
                 None => (134, Outcome::Trap(format!("{e:#}"))),
             },
         };

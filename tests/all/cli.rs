@@ -508,3 +508,76 @@ fn benchmark_killed_with_sigkill_resumes_without_losing_or_repeating_rows() {
     keys.dedup();
     assert_eq!(keys.len(), ROWS, "no row twice");
 }
+
+#[test]
+fn benchmark_allow_net_and_disk_quota_reach_every_episode() {
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+    // A data host on loopback, really there: only the policy decides whether curl reaches it.
+    let data_host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = data_host.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for s in data_host.incoming() {
+            let Ok(mut s) = s else { continue };
+            let mut buf = [0u8; 2048];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\n42\n",
+            );
+        }
+    });
+    let cmd = serde_json::json!({"command": format!(
+        "curl -s http://127.0.0.1:{port}/v > /testbed/answer.txt; head -c 2000000 /dev/zero > /testbed/pad.bin || echo quota-refused >> /testbed/answer.txt"
+    )})
+    .to_string();
+    let server = FakeServer::start(Box::new(move |req: &serde_json::Value| {
+        if req["messages"].to_string().contains("\"role\":\"tool\"") {
+            Reply::calls(&[("submit", "{}")])
+        } else {
+            Reply::calls(&[("execute_bash", &cmd)])
+        }
+    }))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("d.jsonl");
+    std::fs::write(
+        &data,
+        "{\"id\": 1, \"domain\": \"net\", \"problem_statement\": \"fetch\", \"ground_truth\": \"42\"}\n",
+    )
+    .unwrap();
+    let bench = |extra: &[&str], out: &str| {
+        let o = run(bin()
+            .args([
+                "benchmark",
+                "--scorer",
+                "exact",
+                "--llm-base-url",
+                &server.url,
+            ])
+            .args(["--llm-name", "m"])
+            .args(extra)
+            .arg("--data")
+            .arg(&data)
+            .arg("--output-dir")
+            .arg(dir.path().join(out)));
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let run_dir = std::fs::read_dir(dir.path().join(out))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let rows = llm_in_sandbox::eval::report::read_results(&run_dir.join("results.jsonl"));
+        assert_eq!(rows.len(), 1);
+        rows[0].answer.clone().unwrap_or_default()
+    };
+    // Default policy: no network, so the answer is empty; the 1 GiB quota takes the 2 MB pad.
+    assert_eq!(bench(&[], "off").trim(), "");
+    let allowed = format!("127.0.0.1:{port}");
+    assert_eq!(bench(&["--allow-net", &allowed], "on").trim(), "42");
+    // --disk-quota reaches the episode's sandbox too: 1 MiB refuses the pad.
+    assert_eq!(
+        bench(&["--allow-net", &allowed, "--disk-quota", "1"], "quota").trim(),
+        "42\nquota-refused"
+    );
+}

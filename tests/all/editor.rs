@@ -166,7 +166,7 @@ async fn editor_writes_are_held_to_the_sandbox_quota() {
     let r = t
         .call(
             "execute_bash",
-            r#"{"command": "head -c 4090 /dev/zero > fill.bin; echo rc=$?"}"#,
+            r#"{"command": "head -c 4095 /dev/zero > fill.bin; echo rc=$?"}"#,
         )
         .await
         .unwrap();

@@ -146,3 +146,47 @@ async fn no_slot_before_the_deadline_is_a_host_error_not_a_guest_outcome() {
     // The call that held the slot finished normally.
     assert_eq!(ok(&hold.await.unwrap()), "held\n");
 }
+
+/// A million nested `map`s: `next` recurses in C with no depth check and overflows the
+/// WebAssembly call stack (a trap, in under a second).
+const TRAPS: &str = "g = iter([1])\nfor i in range(1000000): g = map(abs, g)\nprint(next(g))";
+
+#[tokio::test]
+async fn a_guest_trap_is_the_guests_outcome_and_the_episode_goes_on() {
+    let sb = crate::common::sandbox();
+    let r = py(&sb, &["-c", TRAPS]).await;
+    assert_eq!(r.exit_code, 134, "{}", show(&r));
+    assert!(
+        matches!(&r.outcome, llm_in_sandbox::runtime::Outcome::Trap(m) if m.contains("call stack exhausted")),
+        "{}",
+        show(&r)
+    );
+    // The sandbox is fine afterwards.
+    assert_eq!(ok(&py(&sb, &["-c", "print('next')"]).await), "next\n");
+    // Through the tools it is an observation (the model's doing), not a fault.
+    let shell = Shell::new(Arc::new(crate::common::sandbox()), ShellSettings::default()).unwrap();
+    let mut tools = Toolbox::new(shell);
+    std::fs::write(
+        tools
+            .shell()
+            .sandbox()
+            .workspace()
+            .host_path()
+            .join("deep.py"),
+        TRAPS,
+    )
+    .unwrap();
+    let out = tools
+        .call(
+            "execute_bash",
+            r#"{"command": "python3 deep.py; echo after=$?"}"#,
+        )
+        .await
+        .expect("a guest crash is not a host fault");
+    assert!(
+        out.observation.contains("python3: crashed"),
+        "{}",
+        out.observation
+    );
+    assert!(out.observation.contains("after=134"), "{}", out.observation);
+}
