@@ -12,6 +12,20 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// # Errors
 /// The OS error of the step that failed; the temporary file is removed then.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_via_rename(path, bytes, true)
+}
+
+/// Like [`write_atomic`] without syncing to disk: a crashed or killed process still leaves the
+/// old or the new content whole (only a power cut may lose the new one). For files written
+/// often on busy threads (each sync costs milliseconds), e.g. every episode's trajectory.
+///
+/// # Errors
+/// As [`write_atomic`].
+pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_via_rename(path, bytes, false)
+}
+
+fn write_via_rename(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let name = path
         .file_name()
@@ -25,14 +39,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let written = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        if durable {
+            f.sync_all()?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
         return written;
     }
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    if let Some(dir) = path
+        .parent()
+        .filter(|d| durable && !d.as_os_str().is_empty())
+    {
         // Best effort: some file systems cannot sync a directory.
         let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
     }

@@ -104,8 +104,10 @@ impl Writer {
         if let Some(o) = e.as_object_mut() {
             o.insert("time".into(), json!(unix_time()));
         }
-        writeln!(self.events, "{e}")?;
-        self.events.flush()?;
+        // One write per line (formatting straight into the file would be a syscall per token).
+        let mut line = serde_json::to_vec(&e)?;
+        line.push(b'\n');
+        self.events.write_all(&line)?;
         still_linked(&self.events)
     }
 
@@ -124,7 +126,7 @@ impl Writer {
     /// The whole document, pretty, replacing the open one atomically.
     fn write_final(&self, summary: &Value) -> std::io::Result<()> {
         let doc = document(&self.header, &self.steps, summary);
-        crate::fsutil::write_atomic(
+        crate::fsutil::replace(
             &self.dir.join("trajectory.json"),
             &serde_json::to_vec_pretty(&doc)?,
         )

@@ -181,6 +181,9 @@ async fn serve(
     responder: &Responder,
 ) -> std::io::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    // Replies go out at once (Nagle's algorithm would hold a reply's tail for the peer's
+    // delayed ACK, ~40 ms).
+    stream.set_nodelay(true)?;
     let mut stream = BufReader::new(stream);
     loop {
         let mut len = 0usize;
@@ -215,9 +218,9 @@ async fn serve(
             head.push_str(&format!("{k}: {v}\r\n"));
         }
         head.push_str("\r\n");
+        head.push_str(&reply.body);
         let out = stream.get_mut();
         out.write_all(head.as_bytes()).await?;
-        out.write_all(reply.body.as_bytes()).await?;
         out.flush().await?;
         if close {
             return Ok(());

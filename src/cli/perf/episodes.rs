@@ -139,8 +139,10 @@ pub(super) fn latency_throughput(
     println!(
         "\nThroughput against a fake model answering after {latency} s: 5-step episodes (3 bash incl. one python3, 1 editor, submit), whole benchmark pipeline, 3 episodes per worker:\n"
     );
-    println!("| workers | episodes | episodes/s | ideal | % of ideal | median episode | CPU |");
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| workers | episodes | episodes/s | ideal | % of ideal | median model wait / episode | median tools / episode | CPU |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     for &w in workers {
         let n = w * 3;
         let data: String = (0..n)
@@ -177,18 +179,19 @@ pub(super) fn latency_throughput(
         if out.summary["overall"]["errors"].as_u64() != Some(0) {
             bail!("latency run had errors: {}", out.summary["overall"]);
         }
-        let mut times: Vec<f64> =
-            llm_in_sandbox::eval::report::read_results(&dir.path().join("results.jsonl"))
-                .iter()
-                .map(|r| r.llm_seconds + r.sandbox_seconds)
-                .collect();
-        times.sort_by(f64::total_cmp);
-        let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+        let results = llm_in_sandbox::eval::report::read_results(&dir.path().join("results.jsonl"));
+        let median = |f: &dyn Fn(&llm_in_sandbox::eval::report::RowResult) -> f64| {
+            let mut v: Vec<f64> = results.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(0.0)
+        };
+        let (llm_wait, tools) = (median(&|r| r.llm_seconds), median(&|r| r.sandbox_seconds));
         let rate = n as f64 / secs;
         let ideal = w as f64 / (5.0 * latency);
         println!(
-            "| {w} | {n} | {rate:.1} | {ideal:.1} | {:.0}% | {median:.2} s | {:.0}% |",
+            "| {w} | {n} | {rate:.1} | {ideal:.1} | {:.0}% | {llm_wait:.2} s | {:.1} ms | {:.0}% |",
             100.0 * rate / ideal,
+            tools * 1e3,
             100.0 * cpu / secs
         );
     }
