@@ -493,9 +493,7 @@ fn write_stamp(dir: &Path) -> Result<(), SetupError> {
     let text = stamp_text(dir).ok_or_else(|| SetupError::Missing {
         path: dir.to_path_buf(),
     })?;
-    let tmp = dir.join(".verified.partial");
-    fs::write(&tmp, text).map_err(io_err("write", &tmp))?;
-    fs::rename(&tmp, &path).map_err(io_err("rename into", &path))
+    crate::fsutil::write_atomic(&path, text.as_bytes()).map_err(io_err("write", &path))
 }
 
 fn set_mode(path: &Path, read_only: bool) -> io::Result<()> {

@@ -111,12 +111,7 @@ pub fn load_or_compile(
     })
     .map_err(|e| RuntimeError::Compile(format!("{e:#}")))?;
     drop(bytes);
-    let tmp = dir.join(format!("{key}.cwasm.partial"));
-    fs::write(&tmp, &compiled).map_err(io("write", &tmp))?;
-    File::open(&tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(io("sync", &tmp))?;
-    fs::rename(&tmp, &path).map_err(io("rename into", &path))?;
+    crate::fsutil::write_atomic(&path, &compiled).map_err(io("write", &path))?;
     progress(&format!(
         "compiled in {:.0} s",
         started.elapsed().as_secs_f64()

@@ -463,11 +463,8 @@ impl Runtime {
             Ok(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => hex,
             _ => {
                 let hex = self.compile_driver_in_guest().await?;
-                let tmp = self.driver_cache.with_extension("partial");
                 // Best effort: without the file the next process compiles again.
-                if std::fs::write(&tmp, &hex).is_ok() {
-                    let _ = std::fs::rename(&tmp, &self.driver_cache);
-                }
+                let _ = crate::fsutil::replace(&self.driver_cache, hex.as_bytes());
                 hex
             }
         };

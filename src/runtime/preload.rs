@@ -4,7 +4,7 @@
 //! generator in the loaded modules' globals, listed when the snapshot is made) and resets env,
 //! cwd and argv on every call.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 use wasmtime::{Config, Engine, Instance, Linker, Module, Store};
@@ -128,91 +128,7 @@ pub(super) fn build(
         tmp = layout::GUEST_TMP,
         name = super::DRIVER_FILENAME,
     );
-    let run = async {
-        let mut b = WasiCtxBuilder::new();
-        // Real streams, as in every later run: the interpreter's stdio state is snapshotted too.
-        let (out, errs) = (
-            super::io::CappedOutput::new(1 << 20),
-            super::io::CappedOutput::new(1 << 20),
-        );
-        b.stdin(wasmtime_wasi::p2::pipe::MemoryInputPipe::new(Vec::new()))
-            .stdout(out.clone())
-            .stderr(errs.clone());
-        b.allow_blocking_current_thread(true).args(&[layout::ARGV0]);
-        for (k, v) in layout::SNAPSHOT_ENV {
-            b.env(k, v);
-        }
-        // The same fd layout as every later run (see Runtime::turn).
-        for (host, guest, perms) in [
-            (files.lib_dir(), layout::GUEST_LIB, FsPerms::ReadOnly),
-            (
-                files.mpl_data_dir(),
-                layout::GUEST_MPL_DATA,
-                FsPerms::ReadOnly,
-            ),
-            (ws.clone(), layout::GUEST_WORKSPACE, FsPerms::ReadWrite),
-            (tmp.clone(), layout::GUEST_TMP, FsPerms::ReadWrite),
-        ] {
-            b.preopened_dir(&host, guest, perms)
-                .map_err(err("preopen"))?;
-        }
-        let mut store = Store::new(&engine, State { wasi: b.build_p1() });
-        let mut linker: Linker<State> = Linker::new(&engine);
-        wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
-            .map_err(err("linking WASI"))?;
-        linker
-            .func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 {
-                -1
-            })
-            .map_err(err("linking host::call"))?;
-        let instance = linker
-            .instantiate_async(&mut store, &module)
-            .await
-            .map_err(err("instantiating"))?;
-        let alloc = instance
-            .get_typed_func::<i32, i32>(&mut store, "host_alloc")
-            .map_err(err("host_alloc"))?;
-        let turn = instance
-            .get_typed_func::<(i32, i32), i32>(&mut store, "turn")
-            .map_err(err("turn"))?;
-        let memory = instance
-            .get_memory(&mut store, "memory")
-            .ok_or_else(|| RuntimeError::Compile("the module exports no memory".into()))?;
-        let len = i32::try_from(import.len()).unwrap_or(0);
-        let ptr = alloc
-            .call_async(&mut store, len)
-            .await
-            .map_err(err("host_alloc"))?;
-        memory
-            .write(
-                &mut store,
-                usize::try_from(ptr).unwrap_or(0),
-                import.as_bytes(),
-            )
-            .map_err(|e| RuntimeError::Compile(format!("writing the import code: {e}")))?;
-        let rc = turn
-            .call_async(&mut store, (ptr, len))
-            .await
-            .map_err(err(&import))?;
-        if rc & 0xFF != 0 {
-            let (_, _) = out.take();
-            let (text, _) = errs.take();
-            return Err(RuntimeError::Compile(format!(
-                "`{import}` failed in the guest (status {rc}): {}",
-                String::from_utf8_lossy(&text).trim()
-            )));
-        }
-        wizer
-            .snapshot(
-                &cx,
-                &mut Snapshotter {
-                    store: &mut store,
-                    instance,
-                },
-            )
-            .await
-            .map_err(err("snapshotting"))
-    };
+    let run = run_and_snapshot(&engine, &module, files, (&ws, &tmp), &import, (&wizer, &cx));
     // A thread (and runtime) of its own, so this works whether or not the caller is inside a
     // tokio runtime: a runtime may be neither entered nor dropped from async code.
     let bytes = std::thread::scope(|s| {
@@ -226,11 +142,107 @@ pub(super) fn build(
         .join()
         .unwrap_or_else(|_| Err(RuntimeError::Compile("the snapshot thread panicked".into())))
     })?;
-    let partial: PathBuf = out.with_extension("partial");
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).map_err(io("create", dir))?;
     }
-    std::fs::write(&partial, &bytes).map_err(io("write", &partial))?;
-    std::fs::rename(&partial, out).map_err(io("rename into", out))?;
-    Ok(())
+    crate::fsutil::write_atomic(out, &bytes).map_err(io("write", out))
+}
+
+/// Run the instrumented module once with the runtime's layout, execute `import`, and return
+/// the snapshot wizer makes of the result.
+async fn run_and_snapshot(
+    engine: &Engine,
+    module: &Module,
+    files: &RuntimeFiles,
+    (ws, tmp): (&Path, &Path),
+    import: &str,
+    (wizer, cx): (&Wizer, &wasmtime_wizer::ModuleContext<'_>),
+) -> Result<Vec<u8>, RuntimeError> {
+    let mut b = WasiCtxBuilder::new();
+    // Real streams, as in every later run: the interpreter's stdio state is snapshotted too.
+    let (out, errs) = (
+        super::io::CappedOutput::new(1 << 20),
+        super::io::CappedOutput::new(1 << 20),
+    );
+    b.stdin(wasmtime_wasi::p2::pipe::MemoryInputPipe::new(Vec::new()))
+        .stdout(out.clone())
+        .stderr(errs.clone());
+    b.allow_blocking_current_thread(true).args(&[layout::ARGV0]);
+    for (k, v) in layout::SNAPSHOT_ENV {
+        b.env(k, v);
+    }
+    // The same fd layout as every later run (see Runtime::turn).
+    for (host, guest, perms) in [
+        (files.lib_dir(), layout::GUEST_LIB, FsPerms::ReadOnly),
+        (
+            files.mpl_data_dir(),
+            layout::GUEST_MPL_DATA,
+            FsPerms::ReadOnly,
+        ),
+        (
+            ws.to_path_buf(),
+            layout::GUEST_WORKSPACE,
+            FsPerms::ReadWrite,
+        ),
+        (tmp.to_path_buf(), layout::GUEST_TMP, FsPerms::ReadWrite),
+    ] {
+        b.preopened_dir(&host, guest, perms)
+            .map_err(err("preopen"))?;
+    }
+    let mut store = Store::new(&engine, State { wasi: b.build_p1() });
+    let mut linker: Linker<State> = Linker::new(&engine);
+    wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
+        .map_err(err("linking WASI"))?;
+    linker
+        .func_wrap("host", "call", |_: i32, _: i32, _: i32, _: i32| -> i32 {
+            -1
+        })
+        .map_err(err("linking host::call"))?;
+    let instance = linker
+        .instantiate_async(&mut store, &module)
+        .await
+        .map_err(err("instantiating"))?;
+    let alloc = instance
+        .get_typed_func::<i32, i32>(&mut store, "host_alloc")
+        .map_err(err("host_alloc"))?;
+    let turn = instance
+        .get_typed_func::<(i32, i32), i32>(&mut store, "turn")
+        .map_err(err("turn"))?;
+    let memory = instance
+        .get_memory(&mut store, "memory")
+        .ok_or_else(|| RuntimeError::Compile("the module exports no memory".into()))?;
+    let len = i32::try_from(import.len()).unwrap_or(0);
+    let ptr = alloc
+        .call_async(&mut store, len)
+        .await
+        .map_err(err("host_alloc"))?;
+    memory
+        .write(
+            &mut store,
+            usize::try_from(ptr).unwrap_or(0),
+            import.as_bytes(),
+        )
+        .map_err(|e| RuntimeError::Compile(format!("writing the import code: {e}")))?;
+    let rc = turn
+        .call_async(&mut store, (ptr, len))
+        .await
+        .map_err(err(&import))?;
+    if rc & 0xFF != 0 {
+        let (_, _) = out.take();
+        let (text, _) = errs.take();
+        return Err(RuntimeError::Compile(format!(
+            "`{import}` failed in the guest (status {rc}): {}",
+            String::from_utf8_lossy(&text).trim()
+        )));
+    }
+    wizer
+        .snapshot(
+            &cx,
+            &mut Snapshotter {
+                store: &mut store,
+                instance,
+            },
+        )
+        .await
+        .map_err(err("snapshotting"))
 }

@@ -171,8 +171,55 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     }
-    let exe = std::env::current_exe().context("cannot find our own executable")?;
     let mut rows: Vec<Row> = Vec::new();
+    let (native, preloaded_imports) = python_rows(global, &args, &rt, &runtime, &mut rows)?;
+    shell_rows(&rt, &runtime, n, &mut rows)?;
+    if args.stock {
+        stock_rows(
+            global,
+            &rt,
+            &runtime,
+            n,
+            (native, preloaded_imports),
+            &mut rows,
+        )?;
+    }
+
+    load_rows(global, &runtime, n, args.compile, &mut rows)?;
+
+    if args.episodes {
+        episode_overhead(&runtime, &rt)?;
+        throughput(&runtime, &rt)?;
+    }
+    // Last: thousands of live instances leave their slots' pages resident, which would skew
+    // whatever is measured after them.
+    if let Some(count) = args.density {
+        density(&runtime, &rt, count)?;
+    }
+
+    println!("| measurement | median | ratio |");
+    println!("|---|---|---|");
+    for (name, d, base) in &rows {
+        let ratio = base
+            .map(|(b, what)| format!("{:.3}x {what}", d.as_secs_f64() / b.as_secs_f64()))
+            .unwrap_or_default();
+        println!("| {name} | {} | {ratio} |", ms(*d));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A native process, our `exec` process, and in-process calls (fresh and reused sandboxes,
+/// light calls after heavy ones, imports). Returns the native start and the preloaded imports,
+/// the baselines of later rows.
+fn python_rows(
+    global: &GlobalArgs,
+    args: &PerfArgs,
+    rt: &tokio::runtime::Runtime,
+    runtime: &Arc<Runtime>,
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<(Duration, Duration)> {
+    let n = args.iterations.max(1);
+    let exe = std::env::current_exe().context("cannot find our own executable")?;
 
     eprintln!("measuring {n} iterations each...");
     let native = repeat(n, || {
@@ -265,8 +312,26 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         Some((native, "native process")),
     ));
 
-    // The shell (execute_bash): per-command latency in one long-lived shell, against spawning
-    // a native `bash -c` for the same command.
+    let preloaded_imports = repeat(n, in_process("import numpy, sympy; print(1)"))?;
+    rows.push((
+        format!(
+            "in-process fresh sandbox + `import numpy, sympy` (snapshot with {} imported)",
+            snapshot_holds(&runtime)
+        ),
+        preloaded_imports,
+        Some((native, "native process")),
+    ));
+    Ok((native, preloaded_imports))
+}
+
+/// The shell (execute_bash): per-command latency in one long-lived shell, against spawning a
+/// native `bash -c` for the same command.
+fn shell_rows(
+    rt: &tokio::runtime::Runtime,
+    runtime: &Arc<Runtime>,
+    n: usize,
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<()> {
     let mut shell = llm_in_sandbox::shell::Shell::new(
         Arc::new(Sandbox::builder(runtime.clone()).build()?),
         llm_in_sandbox::shell::ShellSettings::default(),
@@ -314,44 +379,17 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         ));
     }
 
-    let preloaded_imports = repeat(n, in_process("import numpy, sympy; print(1)"))?;
-    rows.push((
-        format!(
-            "in-process fresh sandbox + `import numpy, sympy` (snapshot with {} imported)",
-            snapshot_holds(&runtime)
-        ),
-        preloaded_imports,
-        Some((native, "native process")),
-    ));
-    if args.stock {
-        let mut config = RuntimeConfig::new(llm_in_sandbox::artifacts::cache_root(
-            global.cache_dir.as_deref(),
-        ));
-        config.preload.clear();
-        let stock = Arc::new(Runtime::load(runtime.files().clone(), &config, &|m| {
-            eprintln!("  {m}")
-        })?);
-        let stock_run = |code: &'static str| fresh_call(&rt, &stock, code);
-        let stock_print = repeat(n, stock_run("print(1)"))?;
-        rows.push((
-            "stock snapshot: fresh sandbox + `print(1)`".into(),
-            stock_print,
-            Some((native, "native process")),
-        ));
-        let stock_imports = repeat(n.min(5), stock_run("import numpy, sympy; print(1)"))?;
-        rows.push((
-            "stock snapshot: fresh sandbox + `import numpy, sympy`".into(),
-            stock_imports,
-            None,
-        ));
-        rows.push((
-            "preloaded vs stock: `import numpy, sympy`".into(),
-            preloaded_imports,
-            Some((stock_imports, "stock")),
-        ));
-        import_costs(&rt, &runtime, &stock, n)?;
-    }
+    Ok(())
+}
 
+/// Loading the runtime from the compiled cache, and (with `compile`) a first-ever compile.
+fn load_rows(
+    global: &GlobalArgs,
+    runtime: &Arc<Runtime>,
+    n: usize,
+    compile: bool,
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<()> {
     let cached = repeat(n.min(5), || {
         let started = Instant::now();
         let config = RuntimeConfig::new(llm_in_sandbox::artifacts::cache_root(
@@ -368,7 +406,7 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         None,
     ));
 
-    if args.compile {
+    if compile {
         let tmp = tempfile::tempdir()?;
         let started = Instant::now();
         let config = RuntimeConfig::new(tmp.path());
@@ -383,26 +421,45 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
             Some((compile, "compile")),
         ));
     }
+    Ok(())
+}
 
-    if args.episodes {
-        episode_overhead(&runtime, &rt)?;
-        throughput(&runtime, &rt)?;
-    }
-    // Last: thousands of live instances leave their slots' pages resident, which would skew
-    // whatever is measured after them.
-    if let Some(count) = args.density {
-        density(&runtime, &rt, count)?;
-    }
-
-    println!("| measurement | median | ratio |");
-    println!("|---|---|---|");
-    for (name, d, base) in &rows {
-        let ratio = base
-            .map(|(b, what)| format!("{:.3}x {what}", d.as_secs_f64() / b.as_secs_f64()))
-            .unwrap_or_default();
-        println!("| {name} | {} | {ratio} |", ms(*d));
-    }
-    Ok(ExitCode::SUCCESS)
+/// The stock snapshot (loaded, and compiled once if missing) against the preloaded one.
+fn stock_rows(
+    global: &GlobalArgs,
+    rt: &tokio::runtime::Runtime,
+    runtime: &Arc<Runtime>,
+    n: usize,
+    (native, preloaded_imports): (Duration, Duration),
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<()> {
+    let mut config = RuntimeConfig::new(llm_in_sandbox::artifacts::cache_root(
+        global.cache_dir.as_deref(),
+    ));
+    config.preload.clear();
+    let stock = Arc::new(Runtime::load(runtime.files().clone(), &config, &|m| {
+        eprintln!("  {m}")
+    })?);
+    let stock_run = |code: &'static str| fresh_call(&rt, &stock, code);
+    let stock_print = repeat(n, stock_run("print(1)"))?;
+    rows.push((
+        "stock snapshot: fresh sandbox + `print(1)`".into(),
+        stock_print,
+        Some((native, "native process")),
+    ));
+    let stock_imports = repeat(n.min(5), stock_run("import numpy, sympy; print(1)"))?;
+    rows.push((
+        "stock snapshot: fresh sandbox + `import numpy, sympy`".into(),
+        stock_imports,
+        None,
+    ));
+    rows.push((
+        "preloaded vs stock: `import numpy, sympy`".into(),
+        preloaded_imports,
+        Some((stock_imports, "stock")),
+    ));
+    import_costs(&rt, &runtime, &stock, n)?;
+    Ok(())
 }
 
 /// What the snapshot of `runtime` has imported, for labels.
