@@ -189,8 +189,8 @@ async fn run_and_snapshot(
         b.preopened_dir(&host, guest, perms)
             .map_err(err("preopen"))?;
     }
-    let mut store = Store::new(&engine, State { wasi: b.build_p1() });
-    let mut linker: Linker<State> = Linker::new(&engine);
+    let mut store = Store::new(engine, State { wasi: b.build_p1() });
+    let mut linker: Linker<State> = Linker::new(engine);
     wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
         .map_err(err("linking WASI"))?;
     linker
@@ -199,7 +199,7 @@ async fn run_and_snapshot(
         })
         .map_err(err("linking host::call"))?;
     let instance = linker
-        .instantiate_async(&mut store, &module)
+        .instantiate_async(&mut store, module)
         .await
         .map_err(err("instantiating"))?;
     let alloc = instance
@@ -226,7 +226,7 @@ async fn run_and_snapshot(
     let rc = turn
         .call_async(&mut store, (ptr, len))
         .await
-        .map_err(err(&import))?;
+        .map_err(err(import))?;
     if rc & 0xFF != 0 {
         let (_, _) = out.take();
         let (text, _) = errs.take();
@@ -237,7 +237,7 @@ async fn run_and_snapshot(
     }
     wizer
         .snapshot(
-            &cx,
+            cx,
             &mut Snapshotter {
                 store: &mut store,
                 instance,

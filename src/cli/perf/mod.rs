@@ -246,7 +246,7 @@ fn python_rows(
         Some((native, "native process")),
     ));
 
-    let in_process = |code: &'static str| fresh_call(&rt, &runtime, code);
+    let in_process = |code: &'static str| fresh_call(rt, runtime, code);
     let fresh = repeat(n, in_process("print(1)"))?;
     rows.push((
         "in-process fresh sandbox + `print(1)`".into(),
@@ -316,7 +316,7 @@ fn python_rows(
     rows.push((
         format!(
             "in-process fresh sandbox + `import numpy, sympy` (snapshot with {} imported)",
-            snapshot_holds(&runtime)
+            snapshot_holds(runtime)
         ),
         preloaded_imports,
         Some((native, "native process")),
@@ -440,7 +440,7 @@ fn stock_rows(
     let stock = Arc::new(Runtime::load(runtime.files().clone(), &config, &|m| {
         eprintln!("  {m}")
     })?);
-    let stock_run = |code: &'static str| fresh_call(&rt, &stock, code);
+    let stock_run = |code: &'static str| fresh_call(rt, &stock, code);
     let stock_print = repeat(n, stock_run("print(1)"))?;
     rows.push((
         "stock snapshot: fresh sandbox + `print(1)`".into(),
@@ -458,7 +458,7 @@ fn stock_rows(
         preloaded_imports,
         Some((stock_imports, "stock")),
     ));
-    import_costs(&rt, &runtime, &stock, n)?;
+    import_costs(rt, runtime, &stock, n)?;
     Ok(())
 }
 
