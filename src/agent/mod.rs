@@ -411,6 +411,9 @@ impl Episode {
             self.say(&format!("warning: {why}"));
             result.record_error = Some(why);
         }
+        // Removing the sandbox's folders is file work: not on the caller's threads.
+        let tools = self.tools;
+        let _ = executor::blocking(move || drop(tools)).await;
         result
     }
 

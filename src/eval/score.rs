@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::dataset::Row;
-use crate::runtime::{Limits, Runtime};
+use crate::runtime::{Limits, Runtime, executor};
 use crate::sandbox::Sandbox;
 
 /// How answers are scored.
@@ -268,24 +268,34 @@ async fn run_python(
     args: &[&str],
     stdin: &[u8],
 ) -> Result<String, String> {
-    let sandbox = Sandbox::builder(runtime.clone())
-        .limits(Limits {
-            timeout: Duration::from_secs(60),
-            ..Limits::default()
-        })
-        .build()
-        .map_err(|e| e.to_string())?;
-    for (name, content) in files {
-        sandbox
-            .workspace()
-            .write(name, content)
+    // Directory work (temporary folders, files in, removal) off the async threads.
+    let runtime = runtime.clone();
+    let files: Vec<(String, String)> = files
+        .iter()
+        .map(|(n, c)| ((*n).to_string(), (*c).to_string()))
+        .collect();
+    let sandbox = executor::blocking(move || {
+        let sandbox = Sandbox::builder(runtime)
+            .limits(Limits {
+                timeout: Duration::from_secs(60),
+                ..Limits::default()
+            })
+            .build()
             .map_err(|e| e.to_string())?;
-    }
+        for (name, content) in &files {
+            sandbox
+                .workspace()
+                .write(name, content)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok::<_, String>(sandbox)
+    })
+    .await
+    .map_err(|e| e.to_string())??;
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let r = sandbox
-        .python(&args, stdin)
-        .await
-        .map_err(|e| e.to_string())?;
+    let r = sandbox.python(&args, stdin).await;
+    let _ = executor::blocking(move || drop(sandbox)).await;
+    let r = r.map_err(|e| e.to_string())?;
     if r.exit_code != 0 {
         let err = r.stderr_text();
         let last = err.lines().last().unwrap_or("no output").to_string();

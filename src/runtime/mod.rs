@@ -171,7 +171,8 @@ pub struct RunRequest {
     pub limits: Limits,
     /// Directories to preopen, after the runtime's own read-only library folders.
     pub mounts: Vec<Mount>,
-    /// The disk quota the guest's file writes and creations are charged to (`None`: none).
+    /// The disk quota the guest's file writes and creations are charged to (`None`: none);
+    /// re-measured after the call.
     pub quota: Option<Arc<Quota>>,
 }
 
@@ -450,7 +451,13 @@ impl Runtime {
                 "exec(__import__('marshal').loads(bytes.fromhex({driver})), _lis_g := {{'__builtins__': __builtins__}}); _lis_g['_lis_main']()"
             )
         };
-        let mut result = self.turn(&code, &req, Some(request), started).await?;
+        let result = self.turn(&code, &req, Some(request), started).await;
+        // Overwrites and deletions are not seen live: re-measure the quota's directories
+        // exactly, here on the sandbox threads, whatever the call's outcome.
+        if let Some(q) = &req.quota {
+            q.refresh();
+        }
+        let mut result = result?;
         result.duration = started.elapsed();
         Ok(result)
     }

@@ -12,8 +12,7 @@ pub use crate::runtime::{Quota, QuotaError};
 pub use network::{BadHost, NetworkPolicy};
 
 use crate::runtime::{
-    Invocation, Limits, Mount, Outcome, RunRequest, RunResult, Runtime, RuntimeError, executor,
-    layout,
+    Invocation, Limits, Mount, Outcome, RunRequest, RunResult, Runtime, RuntimeError, layout,
 };
 use crate::workspace::{Workspace, WorkspaceError};
 
@@ -214,10 +213,8 @@ impl Sandbox {
             .map(|m| m.len());
         self.quota.charge(old, contents.len() as u64)?;
         dir.write(rel, contents).inspect_err(|_| {
-            // Nothing was written: give back what was charged (approximately; the next
-            // refresh measures exactly).
-            self.quota
-                .release(contents.len() as u64, u64::from(old.is_none()));
+            // The write failed part-way or not at all: measure what is really there.
+            self.quota.refresh();
         })
     }
 
@@ -319,10 +316,8 @@ impl Sandbox {
             ],
             quota: Some(self.quota.clone()),
         };
+        // The runtime re-measures the quota after the call.
         let mut r = self.runtime.run(req).await?;
-        // Overwrites and deletions were not seen live: measure exactly, off the async threads.
-        let quota = self.quota.clone();
-        executor::blocking(move || quota.refresh()).await?;
         if self.quota.exceeded() {
             r.stderr.extend_from_slice(
                 format!(

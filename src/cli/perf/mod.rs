@@ -165,11 +165,11 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         .max(if args.episodes { 512 } else { 0 });
     let runtime = global.load_runtime_for(concurrent)?;
     let rt = tokio_runtime()?;
-    if let Some(latency) = args.model_latency {
+    if args.latency_only
+        && let Some(latency) = args.model_latency
+    {
         latency_throughput(&runtime, &rt, latency, &args.latency_workers)?;
-        if args.latency_only {
-            return Ok(ExitCode::SUCCESS);
-        }
+        return Ok(ExitCode::SUCCESS);
     }
     let mut rows: Vec<Row> = Vec::new();
     let (native, preloaded_imports) = python_rows(global, &args, &rt, &runtime, &mut rows)?;
@@ -187,9 +187,14 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
 
     load_rows(global, &runtime, n, args.compile, &mut rows)?;
 
+    // After the per-call rows: thousands of episodes leave slots and threads that would skew
+    // them.
     if args.episodes {
         episode_overhead(&runtime, &rt)?;
         throughput(&runtime, &rt)?;
+    }
+    if let Some(latency) = args.model_latency {
+        latency_throughput(&runtime, &rt, latency, &args.latency_workers)?;
     }
     // Last: thousands of live instances leave their slots' pages resident, which would skew
     // whatever is measured after them.
