@@ -581,3 +581,22 @@ fn benchmark_allow_net_and_disk_quota_reach_every_episode() {
         "42\nquota-refused"
     );
 }
+
+#[test]
+fn exec_disk_quota_holds_for_python_too() {
+    let o = run(bin().args([
+        "exec",
+        "--disk-quota",
+        "1",
+        "--",
+        "python3",
+        "-c",
+        "open('/tmp/big', 'wb').write(b'0' * (3 << 20))",
+    ]));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("No space left on device"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -77,3 +77,38 @@ async fn peak_memory_is_reported() {
     ok(&r);
     assert!(r.peak_memory_bytes >= 64 << 20, "{}", r.peak_memory_bytes);
 }
+
+#[tokio::test]
+async fn python_alone_is_held_to_the_sandbox_quota() {
+    // `Sandbox::python` (what `exec --` and the scorers use), no shell involved.
+    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
+        .disk_quota(1 << 20)
+        .max_files(3)
+        .build()
+        .unwrap();
+    let r = crate::common::py(
+        &sb,
+        &["-c", "open('big.bin', 'wb').write(b'0' * (2 << 20))"],
+    )
+    .await;
+    assert_eq!(r.exit_code, 1, "{}", crate::common::show(&r));
+    assert!(
+        r.stderr_text().contains("No space left on device"),
+        "{}",
+        crate::common::show(&r)
+    );
+    let on_disk = sb.workspace().read("big.bin").map_or(0, |b| b.len());
+    assert!(on_disk <= 1 << 20, "{on_disk} bytes written");
+    // Files are counted as Python creates them, not after the call.
+    let r = crate::common::py(
+        &sb,
+        &[
+            "-c",
+            "import os\nfor i in range(10):\n    open(f'f{i}', 'w').close()",
+        ],
+    )
+    .await;
+    assert_eq!(r.exit_code, 1, "{}", crate::common::show(&r));
+    let files = sb.workspace().dir().entries().unwrap().count();
+    assert!(files <= 3, "{files} files");
+}
