@@ -516,6 +516,40 @@ impl Runtime {
         Ok(hex)
     }
 
+    /// The guest's WASI context: argv, env, stdio, and the preopens in the layout's fd order.
+    fn wasi_ctx(
+        &self,
+        req: &RunRequest,
+        stdout: &io::CappedOutput,
+        stderr: &io::CappedOutput,
+    ) -> Result<WasiP1Ctx, RuntimeError> {
+        let mut b = WasiCtxBuilder::new();
+        // Must come before the preopens, or file access is much slower (runtime.md).
+        b.allow_blocking_current_thread(true);
+        b.args(&[layout::ARGV0]);
+        b.envs(&req.env);
+        b.stdin(MemoryInputPipe::new(req.stdin.clone()));
+        b.stdout(stdout.clone());
+        b.stderr(stderr.clone());
+        let preopen = |b: &mut WasiCtxBuilder, dir: &cap_std::fs::Dir, guest: &str, rw: bool| {
+            let perms = if rw {
+                FsPerms::ReadWrite
+            } else {
+                FsPerms::ReadOnly
+            };
+            b.preopened_dir(fd_path(dir), guest, perms)
+                .map(|_| ())
+                .map_err(|e| RuntimeError::Instantiate(format!("preopen {guest}: {e:#}")))
+        };
+        // Order is fd order, which the snapshot expects: library first, then mpl-data.
+        preopen(&mut b, &self.lib_dir, layout::GUEST_LIB, false)?;
+        preopen(&mut b, &self.mpl_dir, layout::GUEST_MPL_DATA, false)?;
+        for m in &req.mounts {
+            preopen(&mut b, &m.dir, &m.guest_path, m.writable)?;
+        }
+        Ok(b.build_p1())
+    }
+
     /// Run `code` through the snapshot's `turn` export in a fresh instance with `req`'s
     /// environment, mounts, stdin and limits (`req.invocation` is not used here); `request`
     /// is what the host door answers, once.
@@ -549,32 +583,9 @@ impl Runtime {
         };
         let stdout = io::CappedOutput::new(limits.output_bytes);
         let stderr = io::CappedOutput::new(limits.output_bytes);
-        let mut b = WasiCtxBuilder::new();
-        // Must come before the preopens, or file access is much slower (runtime.md).
-        b.allow_blocking_current_thread(true);
-        b.args(&[layout::ARGV0]);
-        b.envs(&req.env);
-        b.stdin(MemoryInputPipe::new(req.stdin.clone()));
-        b.stdout(stdout.clone());
-        b.stderr(stderr.clone());
-        let preopen = |b: &mut WasiCtxBuilder, dir: &cap_std::fs::Dir, guest: &str, rw: bool| {
-            let perms = if rw {
-                FsPerms::ReadWrite
-            } else {
-                FsPerms::ReadOnly
-            };
-            b.preopened_dir(fd_path(dir), guest, perms)
-                .map(|_| ())
-                .map_err(|e| RuntimeError::Instantiate(format!("preopen {guest}: {e:#}")))
-        };
-        // Order is fd order, which the snapshot expects: library first, then mpl-data.
-        preopen(&mut b, &self.lib_dir, layout::GUEST_LIB, false)?;
-        preopen(&mut b, &self.mpl_dir, layout::GUEST_MPL_DATA, false)?;
-        for m in &req.mounts {
-            preopen(&mut b, &m.dir, &m.guest_path, m.writable)?;
-        }
+        let wasi = self.wasi_ctx(req, &stdout, &stderr)?;
         let state = GuestState {
-            wasi: b.build_p1(),
+            wasi,
             limiter: MemoryLimiter::new(limits.memory_bytes),
             quota: req.quota.clone(),
             request,

@@ -209,6 +209,15 @@ fn memory_of(caller: &mut Caller<'_, GuestState>) -> wasmtime::Result<wasmtime::
 /// Replace `fd_write` and `fd_pwrite` in `linker` (which already has WASI) with guarded ones.
 pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.allow_shadowing(true);
+    guard_fd_write(linker)?;
+    guard_fd_pwrite(linker)?;
+    guard_path_open(linker)?;
+    linker.allow_shadowing(false);
+    Ok(())
+}
+
+/// `fd_write`: charge the bytes first (ENOSPC past the quota), then let WASI write.
+fn guard_fd_write(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap_async(
         "wasi_snapshot_preview1",
         "fd_write",
@@ -227,6 +236,11 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
             })
         },
     )?;
+    Ok(())
+}
+
+/// `fd_pwrite`: as `fd_write`.
+fn guard_fd_pwrite(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap_async(
         "wasi_snapshot_preview1",
         "fd_pwrite",
@@ -254,6 +268,11 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
             })
         },
     )?;
+    Ok(())
+}
+
+/// `path_open`: a file that does not exist yet takes a file slot before it is created.
+fn guard_path_open(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap_async(
         "wasi_snapshot_preview1",
         "path_open",
@@ -318,7 +337,6 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
             })
         },
     )?;
-    linker.allow_shadowing(false);
     Ok(())
 }
 

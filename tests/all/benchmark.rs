@@ -354,54 +354,38 @@ async fn a_result_that_cannot_be_recorded_stops_the_run() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resume_refuses_a_folder_from_another_run_and_says_what_differs() {
     let server = model();
-    let data = dataset(2);
-    let t = task(data.clone(), Scorer::Numeric);
     let dir = tempfile::tempdir().unwrap();
-    runner::run(
-        runtime(),
-        &t,
-        parse_jsonl(&data).0,
-        settings(&server, dir.path(), 2),
-    )
-    .await
-    .unwrap();
-    let mut other = settings(&server, dir.path(), 2);
-    other.llm.model = "another-model".into();
-    let err = runner::run(runtime(), &t, parse_jsonl(&data).0, other)
-        .await
-        .expect_err("another model's results must not be mixed in");
-    let msg = err.to_string();
-    assert!(
-        msg.contains("model") && msg.contains("another-model"),
-        "{msg}"
-    );
-    let more = dataset(3);
-    let err = runner::run(
-        runtime(),
-        &task(more.clone(), Scorer::Numeric),
-        parse_jsonl(&more).0,
-        settings(&server, dir.path(), 2),
-    )
-    .await
-    .expect_err("other data");
-    assert!(err.to_string().contains("data_sha256"), "{err}");
-    let err = runner::run(
-        runtime(),
-        &task(data.clone(), Scorer::Exact),
-        parse_jsonl(&data).0,
-        settings(&server, dir.path(), 2),
-    )
-    .await
-    .expect_err("another scorer");
-    assert!(err.to_string().contains("scorer"), "{err}");
+    // One run into `dir` with this data, scorer and model.
+    let into_dir = |rows: usize, scorer: Scorer, model: &str| {
+        let data = dataset(rows);
+        let mut s = settings(&server, dir.path(), 2);
+        s.llm.model = model.into();
+        async move {
+            runner::run(
+                runtime(),
+                &task(data.clone(), scorer),
+                parse_jsonl(&data).0,
+                s,
+            )
+            .await
+        }
+    };
+    into_dir(2, Scorer::Numeric, "fake").await.unwrap();
+    for (rows, scorer, model, differs) in [
+        (2, Scorer::Numeric, "another-model", "another-model"),
+        (3, Scorer::Numeric, "fake", "data_sha256"),
+        (2, Scorer::Exact, "fake", "scorer"),
+    ] {
+        let err = into_dir(rows, scorer, model)
+            .await
+            .expect_err("results of another run must not be mixed in");
+        let msg = err.to_string();
+        assert!(
+            msg.contains(differs) && msg.contains("cannot resume"),
+            "{msg}"
+        );
+    }
     // The same run resumes (nothing left to do).
-    let same = runner::run(
-        runtime(),
-        &t,
-        parse_jsonl(&data).0,
-        settings(&server, dir.path(), 2),
-    )
-    .await
-    .unwrap();
+    let same = into_dir(2, Scorer::Numeric, "fake").await.unwrap();
     assert_eq!((same.resumed, same.ran), (2, 0));
 }

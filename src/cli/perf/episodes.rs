@@ -130,7 +130,6 @@ pub(super) fn latency_throughput(
     workers: &[usize],
 ) -> anyhow::Result<()> {
     use llm_in_sandbox::eval::runner::{self, BenchSettings};
-    use llm_in_sandbox::eval::{Scorer, TaskSpec, parse_jsonl};
     use llm_in_sandbox::llm::LlmConfig;
     if !(latency.is_finite() && latency > 0.0) {
         bail!("--model-latency must be a positive number of seconds");
@@ -145,20 +144,7 @@ pub(super) fn latency_throughput(
     println!("|---|---|---|---|---|---|---|---|");
     for &w in workers {
         let n = w * 3;
-        let data: String = (0..n)
-            .map(|i| {
-                format!(
-                    "{{\"id\": \"e{i}\", \"problem_statement\": \"x\", \"ground_truth\": \"42\"}}\n"
-                )
-            })
-            .collect();
-        let task = TaskSpec {
-            name: "latency".into(),
-            data: data.clone(),
-            scorer: Scorer::Exact,
-            prompt_config: None,
-            llm_prompt: None,
-        };
+        let (task, rows) = synthetic_task("latency", n);
         let dir = tempfile::tempdir()?;
         let mut llm = LlmConfig::new(&server.url, "fake");
         llm.request_timeout = Duration::from_secs(120);
@@ -168,12 +154,7 @@ pub(super) fn latency_throughput(
         };
         let cpu0 = cpu_seconds();
         let started = Instant::now();
-        let out = rt.block_on(runner::run(
-            runtime.clone(),
-            &task,
-            parse_jsonl(&data).0,
-            settings,
-        ))?;
+        let out = rt.block_on(runner::run(runtime.clone(), &task, rows, settings))?;
         let secs = started.elapsed().as_secs_f64();
         let cpu = cpu_seconds() - cpu0;
         if out.summary["overall"]["errors"].as_u64() != Some(0) {
@@ -215,7 +196,6 @@ pub(super) fn throughput(
     rt: &tokio::runtime::Runtime,
 ) -> anyhow::Result<()> {
     use llm_in_sandbox::eval::runner::{self, BenchSettings};
-    use llm_in_sandbox::eval::{Scorer, TaskSpec, parse_jsonl};
     use llm_in_sandbox::llm::LlmConfig;
     let server = scripted_model(5)?;
     println!(
@@ -225,20 +205,7 @@ pub(super) fn throughput(
     println!("|---|---|---|---|---|");
     for workers in [1usize, 16, 128, 512] {
         let n = (workers * 2).max(32);
-        let data: String = (0..n)
-            .map(|i| {
-                format!(
-                    "{{\"id\": \"e{i}\", \"problem_statement\": \"x\", \"ground_truth\": \"42\"}}\n"
-                )
-            })
-            .collect();
-        let task = TaskSpec {
-            name: "throughput".into(),
-            data: data.clone(),
-            scorer: Scorer::Exact,
-            prompt_config: None,
-            llm_prompt: None,
-        };
+        let (task, rows) = synthetic_task("throughput", n);
         let dir = tempfile::tempdir()?;
         let settings = BenchSettings {
             workers,
@@ -260,12 +227,7 @@ pub(super) fn throughput(
             })
         };
         let started = Instant::now();
-        let out = rt.block_on(runner::run(
-            runtime.clone(),
-            &task,
-            parse_jsonl(&data).0,
-            settings,
-        ))?;
+        let out = rt.block_on(runner::run(runtime.clone(), &task, rows, settings))?;
         let secs = started.elapsed().as_secs_f64();
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = sampler.join();
@@ -284,4 +246,30 @@ pub(super) fn throughput(
     }
     println!();
     Ok(())
+}
+
+/// `n` rows whose answer is 42, as a task scored exactly, and its parsed rows.
+fn synthetic_task(
+    name: &str,
+    n: usize,
+) -> (
+    llm_in_sandbox::eval::TaskSpec,
+    Vec<llm_in_sandbox::eval::Row>,
+) {
+    let data: String = (0..n)
+        .map(|i| {
+            format!(
+                "{{\"id\": \"e{i}\", \"problem_statement\": \"x\", \"ground_truth\": \"42\"}}\n"
+            )
+        })
+        .collect();
+    let rows = llm_in_sandbox::eval::parse_jsonl(&data).0;
+    let task = llm_in_sandbox::eval::TaskSpec {
+        name: name.into(),
+        data,
+        scorer: llm_in_sandbox::eval::Scorer::Exact,
+        prompt_config: None,
+        llm_prompt: None,
+    };
+    (task, rows)
 }
