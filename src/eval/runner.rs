@@ -184,9 +184,48 @@ struct Progress {
     scored: usize,
     tokens: u64,
     enabled: bool,
+    /// A live bar on a terminal; plain lines otherwise (a CI log must not get one `\r` line
+    /// per row).
+    terminal: bool,
+    /// When the last plain line was printed, and at which 5% step.
+    last_line: Instant,
+    last_step: usize,
 }
 
+/// Plain progress lines (not a terminal): at most one per this interval, or per 5% done.
+const LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Progress {
+    fn new(total: usize, enabled: bool) -> Progress {
+        use std::io::IsTerminal;
+        Progress {
+            started: Instant::now(),
+            total,
+            done: 0,
+            errors: 0,
+            score_sum: 0.0,
+            scored: 0,
+            tokens: 0,
+            enabled,
+            terminal: std::io::stderr().is_terminal(),
+            last_line: Instant::now(),
+            last_step: 0,
+        }
+    }
+
+    /// Whether a plain line is due now (every 5% or every `LINE_EVERY`, and at the end).
+    fn line_due(&mut self) -> bool {
+        let step = 20 * self.done / self.total.max(1);
+        let due = self.done == self.total
+            || step > self.last_step
+            || self.last_line.elapsed() >= LINE_EVERY;
+        if due {
+            self.last_step = step;
+            self.last_line = Instant::now();
+        }
+        due
+    }
+
     fn update(&mut self, r: &RowResult) {
         self.done += 1;
         self.tokens += r.tokens;
@@ -202,22 +241,27 @@ impl Progress {
         }
         let elapsed = self.started.elapsed().as_secs_f64();
         let eta = elapsed / self.done as f64 * (self.total - self.done) as f64;
+        let score = if self.scored > 0 {
+            100.0 * self.score_sum / self.scored as f64
+        } else {
+            0.0
+        };
+        let counts = format!(
+            "{}/{} score {score:.1}% errors {} tokens {} eta {eta:.0}s",
+            self.done, self.total, self.errors, self.tokens
+        );
+        if !self.terminal {
+            if self.line_due() {
+                eprintln!("llm-in-sandbox: progress {counts} (elapsed {elapsed:.0}s)");
+            }
+            return;
+        }
         let width = 24;
         let filled = width * self.done / self.total.max(1);
         eprint!(
-            "\r[{}{}] {}/{} score {:.1}% errors {} tokens {} eta {:.0}s   ",
+            "\r[{}{}] {counts}   ",
             "#".repeat(filled),
             "-".repeat(width - filled),
-            self.done,
-            self.total,
-            if self.scored > 0 {
-                100.0 * self.score_sum / self.scored as f64
-            } else {
-                0.0
-            },
-            self.errors,
-            self.tokens,
-            eta
         );
         if self.done == self.total {
             eprintln!();
@@ -395,16 +439,7 @@ pub async fn run(
         .append(true)
         .open(&results_path)
         .map_err(io_err("open", &results_path))?;
-    let mut progress = Progress {
-        started: Instant::now(),
-        total: jobs.len(),
-        done: 0,
-        errors: 0,
-        score_sum: 0.0,
-        scored: 0,
-        tokens: 0,
-        enabled: settings.progress && !jobs.is_empty(),
-    };
+    let mut progress = Progress::new(jobs.len(), settings.progress && !jobs.is_empty());
     let ran = jobs.len();
     // One HTTP client (one connection pool) for every episode of the run.
     let client = Client::new(settings.llm.clone()).ok();
@@ -723,6 +758,18 @@ mod tests {
                 repeat: 0,
             })
             .collect()
+    }
+
+    #[test]
+    fn plain_progress_lines_come_every_five_percent_and_at_the_end() {
+        let mut p = Progress::new(1000, true);
+        let lines = (0..1000)
+            .filter(|_| {
+                p.done += 1;
+                p.line_due()
+            })
+            .count();
+        assert_eq!(lines, 20, "one line per 5% (the last one at 100%)");
     }
 
     #[tokio::test]
