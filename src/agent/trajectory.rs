@@ -212,7 +212,12 @@ pub fn read(dir: &Path) -> std::io::Result<Value> {
             continue; // a torn last line
         };
         match e["type"].as_str() {
-            Some("start") => header = e["header"].clone(),
+            // A rerun (e.g. after --resume) appends a new start: only the last run counts.
+            Some("start") => {
+                header = e["header"].clone();
+                steps.clear();
+                summary = json!({"status": "running"});
+            }
             Some("step") => steps.push(e["step"].clone()),
             Some("finish") => summary = e["summary"].clone(),
             _ => {}
@@ -379,5 +384,26 @@ mod tests {
             "{msg}"
         );
         assert!(dir.join("trajectory.json").is_file());
+    }
+
+    #[tokio::test]
+    async fn a_torn_trajectory_is_rebuilt_from_the_event_log() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("run");
+        let rec = Recorder::start(&dir, json!({"problem_statement": "x"})).unwrap();
+        rec.step(step(1));
+        rec.step(step(2));
+        rec.flush().await;
+        let whole = std::fs::read(dir.join("trajectory.json")).unwrap();
+        let valid: Value = serde_json::from_slice(&whole).unwrap();
+        assert_eq!(valid["steps"].as_array().unwrap().len(), 2);
+        // A crash in the middle of a write: the file ends half way.
+        std::fs::write(dir.join("trajectory.json"), &whole[..whole.len() / 2]).unwrap();
+        let rebuilt = read(&dir).unwrap();
+        assert_eq!(rebuilt["problem_statement"], "x");
+        assert_eq!(rebuilt["status"], "running");
+        assert_eq!(rebuilt["steps"][1]["observation"], "step 2");
+        rec.finish(json!({"status": "finished"})).await.unwrap();
+        assert_eq!(read(&dir).unwrap()["status"], "finished");
     }
 }
