@@ -120,6 +120,8 @@ impl Writer {
         t.file.write_all_at(text.as_bytes(), t.tail)?;
         t.tail += text.len() as u64 - 2;
         t.steps += 1;
+        // Cut whatever an earlier write that failed half way may have left past the end.
+        t.file.set_len(t.tail + 2)?;
         still_linked(&t.file)
     }
 

@@ -577,8 +577,16 @@ impl Runtime {
                 });
             }
         };
+        let left = limits.timeout.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            // The slot came too late to run anything: still the pool's fault, not the guest's.
+            return Err(RuntimeError::Busy {
+                slots: self.max_instances,
+                waited: started.elapsed(),
+            });
+        }
         let limits = &Limits {
-            timeout: limits.timeout.saturating_sub(started.elapsed()),
+            timeout: left,
             ..limits.clone()
         };
         let stdout = io::CappedOutput::new(limits.output_bytes);

@@ -9,7 +9,6 @@
 //! left on device"), as a full disk would. Overwrites are charged as growth until the next
 //! [`Quota::refresh`], which re-measures what is really on disk after each call.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use cap_std::fs::Dir;
@@ -74,8 +73,14 @@ impl Quota {
     /// Re-measure what is on disk (walks the directories: call it off the async threads).
     pub fn refresh(&self) -> Usage {
         let mut total = Usage::default();
+        let mut complete = true;
         for d in &self.dirs {
-            walk(d, Path::new("."), &mut total, 0);
+            complete &= walk(d, &mut total);
+        }
+        if !complete {
+            // Something could not be measured (e.g. a folder made unreadable): count the
+            // quota as full, so writes stop until it can be measured again.
+            total.bytes = total.bytes.max(self.max_bytes.saturating_add(1));
         }
         *self.lock() = total;
         total
@@ -86,10 +91,11 @@ impl Quota {
         *self.lock()
     }
 
-    /// Whether current usage is over the quota.
+    /// Whether current usage is over the quota (files and folders both count as entries
+    /// against the file cap).
     pub fn exceeded(&self) -> bool {
         let u = self.usage();
-        u.bytes > self.max_bytes || u.files > self.max_files
+        u.bytes > self.max_bytes || u.files.saturating_add(u.dirs) > self.max_files
     }
 
     /// The byte limit.
@@ -112,17 +118,36 @@ impl Quota {
     /// [`QuotaError`] when it would not fit; nothing is charged then.
     pub fn charge(&self, old: Option<u64>, new: u64) -> Result<(), QuotaError> {
         let mut u = self.lock();
-        let bytes = u.bytes - old.unwrap_or(0).min(u.bytes) + new;
+        let bytes = (u.bytes - old.unwrap_or(0).min(u.bytes)).saturating_add(new);
         let files = u.files + u64::from(old.is_none());
         if bytes > self.max_bytes {
             return Err(QuotaError::Bytes(self.max_bytes));
         }
-        if files > self.max_files {
+        if files.saturating_add(u.dirs) > self.max_files {
             return Err(QuotaError::Files(self.max_files));
         }
         u.bytes = bytes;
         u.files = files;
         Ok(())
+    }
+
+    /// Charge one new folder (it counts against the file cap).
+    ///
+    /// # Errors
+    /// [`QuotaError::Files`] when the cap is reached.
+    pub fn charge_dir(&self) -> Result<(), QuotaError> {
+        let mut u = self.lock();
+        if u.files.saturating_add(u.dirs).saturating_add(1) > self.max_files {
+            return Err(QuotaError::Files(self.max_files));
+        }
+        u.dirs += 1;
+        Ok(())
+    }
+
+    /// Give back a folder's slot.
+    pub fn release_dir(&self) {
+        let mut u = self.lock();
+        u.dirs = u.dirs.saturating_sub(1);
     }
 
     /// Give back what a removed file held.
@@ -145,23 +170,42 @@ impl Quota {
     }
 }
 
-fn walk(dir: &Dir, rel: &Path, total: &mut Usage, depth: usize) {
-    let Ok(entries) = dir.read_dir(rel) else {
-        return;
+/// Add up what `root` holds, descending through directory handles (paths never grow, so no
+/// depth or path-length limit hides anything). `false` if something could not be read: the
+/// caller then treats the quota as full rather than trust a partial count.
+fn walk(root: &Dir, total: &mut Usage) -> bool {
+    let mut complete = true;
+    let Ok(first) = root.try_clone() else {
+        return false;
     };
-    for e in entries.flatten() {
-        let Ok(meta) = e.metadata() else { continue };
-        let path = rel.join(e.file_name());
-        if meta.is_dir() {
-            total.dirs += 1;
-            if depth < 256 {
-                walk(dir, &path, total, depth + 1);
+    let mut stack = vec![first];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = dir.entries() else {
+            complete = false;
+            continue;
+        };
+        for e in entries {
+            let Ok(e) = e else {
+                complete = false;
+                continue;
+            };
+            let Ok(meta) = e.metadata() else {
+                complete = false;
+                continue;
+            };
+            if meta.is_dir() {
+                total.dirs += 1;
+                match e.open_dir() {
+                    Ok(sub) => stack.push(sub),
+                    Err(_) => complete = false,
+                }
+            } else {
+                total.files += 1;
+                total.bytes = total.bytes.saturating_add(meta.len());
             }
-        } else {
-            total.files += 1;
-            total.bytes += meta.len();
         }
     }
+    complete
 }
 
 /// `__WASI_ERRNO_NOSPC`.
@@ -182,21 +226,71 @@ fn iovec_bytes(memory: &[u8], iovs: i32, count: i32) -> Option<u64> {
     )
 }
 
-/// Whether this write fits the quota; charges it if so.
-fn charge(caller: &mut Caller<'_, GuestState>, fd: i32, iovs: i32, count: i32) -> bool {
-    if fd <= 2 {
-        return true;
+/// Whether `fd` is a regular file (stdout and stderr are pipes; a guest that closes them and
+/// opens a file in their place must not write to it for free).
+async fn is_regular_file(
+    wasi: &mut wasmtime_wasi::p1::WasiP1Ctx,
+    memory: &mut wiggle::GuestMemory<'_>,
+    fd: i32,
+) -> bool {
+    use wasmtime_wasi::p1::types::{Fd, Filetype};
+    wasi.fd_fdstat_get(memory, Fd::from(fd as u32))
+        .await
+        .is_ok_and(|st| st.fs_filetype == Filetype::RegularFile)
+}
+
+fn read_u32(memory: &wiggle::GuestMemory<'_>, at: i32) -> u64 {
+    let wiggle::GuestMemory::Unshared(data) = memory else {
+        return 0;
+    };
+    let Ok(at) = usize::try_from(at) else {
+        return 0;
+    };
+    data.get(at..at.saturating_add(4))
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, |b: [u8; 4]| u64::from(u32::from_le_bytes(b)))
+}
+
+/// `fd_write` (no `offset`) or `fd_pwrite`: charge the bytes to the quota first (ENOSPC past
+/// it), let WASI write, then give back what was not written (an error, a short write, or
+/// buffers past the first one, which WASI leaves for the next call).
+async fn guarded_write(
+    caller: &mut Caller<'_, GuestState>,
+    (fd, iovs, count, nwritten): (i32, i32, i32, i32),
+    offset: Option<i64>,
+) -> wasmtime::Result<i32> {
+    let memory = memory_of(caller)?;
+    let fuel = caller.as_context_mut().hostcall_fuel();
+    let quota = caller.data().quota.clone();
+    let (data, state) = memory.data_and_store_mut(&mut *caller);
+    // As wiggle's own wrapper does: without fuel the copy limit is 0 (ENOMEM).
+    state.wasi.set_hostcall_fuel(fuel);
+    let want = quota.as_ref().and_then(|_| iovec_bytes(data, iovs, count));
+    let mut memory = wiggle::GuestMemory::Unshared(data);
+    let mut charged = None;
+    if let (Some(q), Some(want)) = (quota, want)
+        && (fd > 2 || is_regular_file(&mut state.wasi, &mut memory, fd).await)
+    {
+        if !q.charge_bytes(want) {
+            return Ok(ERRNO_NOSPC);
+        }
+        charged = Some((q, want));
     }
-    let Some(quota) = caller.data().quota.clone() else {
-        return true;
+    let errno = match offset {
+        None => p1::fd_write(&mut state.wasi, &mut memory, fd, iovs, count, nwritten).await?,
+        Some(off) => {
+            p1::fd_pwrite(&mut state.wasi, &mut memory, fd, iovs, count, off, nwritten).await?
+        }
     };
-    let Some(memory) = caller.get_export("memory").and_then(|e| e.into_memory()) else {
-        return true; // let WASI itself report the fault
-    };
-    let Some(want) = iovec_bytes(memory.data(&caller), iovs, count) else {
-        return true;
-    };
-    quota.charge_bytes(want)
+    if let Some((q, want)) = charged {
+        let written = if errno == 0 {
+            read_u32(&memory, nwritten)
+        } else {
+            0
+        };
+        q.release(want.saturating_sub(written), 0);
+    }
+    Ok(errno)
 }
 
 fn memory_of(caller: &mut Caller<'_, GuestState>) -> wasmtime::Result<wasmtime::Memory> {
@@ -212,34 +306,24 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
     guard_fd_write(linker)?;
     guard_fd_pwrite(linker)?;
     guard_path_open(linker)?;
+    guard_new_entries(linker)?;
     linker.allow_shadowing(false);
     Ok(())
 }
 
-/// `fd_write`: charge the bytes first (ENOSPC past the quota), then let WASI write.
+/// `fd_write`, charged to the quota.
 fn guard_fd_write(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap_async(
         "wasi_snapshot_preview1",
         "fd_write",
-        |mut caller: Caller<'_, GuestState>, (fd, iovs, count, nwritten): (i32, i32, i32, i32)| {
-            Box::new(async move {
-                if !charge(&mut caller, fd, iovs, count) {
-                    return Ok(ERRNO_NOSPC);
-                }
-                let memory = memory_of(&mut caller)?;
-                let fuel = caller.as_context_mut().hostcall_fuel();
-                let (data, state) = memory.data_and_store_mut(&mut caller);
-                // As wiggle's own wrapper does: without fuel the copy limit is 0 (ENOMEM).
-                state.wasi.set_hostcall_fuel(fuel);
-                let mut memory = wiggle::GuestMemory::Unshared(data);
-                p1::fd_write(&mut state.wasi, &mut memory, fd, iovs, count, nwritten).await
-            })
+        |mut caller: Caller<'_, GuestState>, args: (i32, i32, i32, i32)| {
+            Box::new(async move { guarded_write(&mut caller, args, None).await })
         },
     )?;
     Ok(())
 }
 
-/// `fd_pwrite`: as `fd_write`.
+/// `fd_pwrite`, charged to the quota.
 fn guard_fd_pwrite(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap_async(
         "wasi_snapshot_preview1",
@@ -247,24 +331,117 @@ fn guard_fd_pwrite(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
         |mut caller: Caller<'_, GuestState>,
          (fd, iovs, count, offset, nwritten): (i32, i32, i32, i64, i32)| {
             Box::new(async move {
-                if !charge(&mut caller, fd, iovs, count) {
+                guarded_write(&mut caller, (fd, iovs, count, nwritten), Some(offset)).await
+            })
+        },
+    )?;
+    Ok(())
+}
+
+/// Take an entry slot (a folder, or a file for a link) before `path_create_directory`,
+/// `path_symlink` or `path_link`; give it back if the call fails.
+fn take_entry(caller: &mut Caller<'_, GuestState>, dir: bool) -> Result<Option<Arc<Quota>>, ()> {
+    let Some(q) = caller.data().quota.clone() else {
+        return Ok(None);
+    };
+    let taken = if dir {
+        q.charge_dir()
+    } else {
+        q.charge(None, 0)
+    };
+    taken.map(|()| Some(q)).map_err(|_| ())
+}
+
+fn give_back(q: Option<Arc<Quota>>, dir: bool, errno: i32) {
+    if let Some(q) = q.filter(|_| errno != 0) {
+        if dir {
+            q.release_dir();
+        } else {
+            q.release(0, 1);
+        }
+    }
+}
+
+/// Folders and links a guest makes count against the file cap, as files do.
+fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
+    linker.func_wrap_async(
+        "wasi_snapshot_preview1",
+        "path_create_directory",
+        |mut caller: Caller<'_, GuestState>, (fd, path, len): (i32, i32, i32)| {
+            Box::new(async move {
+                let Ok(q) = take_entry(&mut caller, true) else {
                     return Ok(ERRNO_NOSPC);
-                }
+                };
                 let memory = memory_of(&mut caller)?;
                 let fuel = caller.as_context_mut().hostcall_fuel();
                 let (data, state) = memory.data_and_store_mut(&mut caller);
                 state.wasi.set_hostcall_fuel(fuel);
                 let mut memory = wiggle::GuestMemory::Unshared(data);
-                p1::fd_pwrite(
+                let errno =
+                    p1::path_create_directory(&mut state.wasi, &mut memory, fd, path, len).await?;
+                give_back(q, true, errno);
+                Ok(errno)
+            })
+        },
+    )?;
+    linker.func_wrap_async(
+        "wasi_snapshot_preview1",
+        "path_symlink",
+        |mut caller: Caller<'_, GuestState>,
+         (old, old_len, fd, new, new_len): (i32, i32, i32, i32, i32)| {
+            Box::new(async move {
+                let Ok(q) = take_entry(&mut caller, false) else {
+                    return Ok(ERRNO_NOSPC);
+                };
+                let memory = memory_of(&mut caller)?;
+                let fuel = caller.as_context_mut().hostcall_fuel();
+                let (data, state) = memory.data_and_store_mut(&mut caller);
+                state.wasi.set_hostcall_fuel(fuel);
+                let mut memory = wiggle::GuestMemory::Unshared(data);
+                let errno =
+                    p1::path_symlink(&mut state.wasi, &mut memory, old, old_len, fd, new, new_len)
+                        .await?;
+                give_back(q, false, errno);
+                Ok(errno)
+            })
+        },
+    )?;
+    linker.func_wrap_async(
+        "wasi_snapshot_preview1",
+        "path_link",
+        |mut caller: Caller<'_, GuestState>,
+         (old_fd, flags, old, old_len, new_fd, new, new_len): (
+            i32,
+            i32,
+            i32,
+            i32,
+            i32,
+            i32,
+            i32,
+        )| {
+            Box::new(async move {
+                let Ok(q) = take_entry(&mut caller, false) else {
+                    return Ok(ERRNO_NOSPC);
+                };
+                let memory = memory_of(&mut caller)?;
+                let fuel = caller.as_context_mut().hostcall_fuel();
+                let (data, state) = memory.data_and_store_mut(&mut caller);
+                state.wasi.set_hostcall_fuel(fuel);
+                let mut memory = wiggle::GuestMemory::Unshared(data);
+                let errno = p1::path_link(
                     &mut state.wasi,
                     &mut memory,
-                    fd,
-                    iovs,
-                    count,
-                    offset,
-                    nwritten,
+                    old_fd,
+                    flags,
+                    old,
+                    old_len,
+                    new_fd,
+                    new,
+                    new_len,
                 )
-                .await
+                .await?;
+                give_back(q, false, errno);
+                Ok(errno)
             })
         },
     )?;
@@ -304,7 +481,11 @@ fn guard_path_open(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
                         .path_filestat_get(
                             &mut memory,
                             (dirfd as u32).into(),
-                            wasmtime_wasi::p1::types::Lookupflags::empty(),
+                            // Follow links as the open will, so a dangling link's target
+                            // counts as new.
+                            wasmtime_wasi::p1::types::Lookupflags::from_bits_truncate(
+                                dirflags as u32,
+                            ),
                             ptr,
                         )
                         .await

@@ -142,6 +142,11 @@ impl FsBackend for CapFs {
 
     async fn mkdir(&self, path: &Path, recursive: bool) -> bashkit::Result<()> {
         let p = rel(path);
+        // A folder takes an entry slot (approximately for `-p`: one, measured exactly after
+        // the next Python call).
+        if self.dir.symlink_metadata(&p).is_err() {
+            self.quota.charge_dir().map_err(quota_err)?;
+        }
         if recursive {
             self.dir.create_dir_all(&p).map_err(err)
         } else {

@@ -132,3 +132,64 @@ async fn no_sockets_and_no_processes() {
     .await;
     assert!(!out.contains("ALLOWED"), "{out}");
 }
+
+#[tokio::test]
+async fn stdout_reopened_as_a_file_is_still_held_to_the_quota() {
+    // Closing fd 1 and opening a file makes WASI hand out fd 1 again: writes to it must be
+    // charged like any file's.
+    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
+        .disk_quota(1 << 20)
+        .build()
+        .unwrap();
+    let r = crate::common::py(
+        &sb,
+        &[
+            "-c",
+            "import os\nos.close(1)\nfd = os.open('sneaky.bin', os.O_CREAT | os.O_WRONLY)\nassert fd == 1, fd\nfor _ in range(8): os.write(fd, b'0' * (512 << 10))",
+        ],
+    )
+    .await;
+    assert_ne!(r.exit_code, 0, "{}", crate::common::show(&r));
+    assert!(
+        r.stderr_text().contains("No space left on device"),
+        "{}",
+        crate::common::show(&r)
+    );
+    let on_disk = sb.workspace().read("sneaky.bin").map_or(0, |b| b.len());
+    assert!(on_disk <= 1 << 20, "{on_disk} bytes written through fd 1");
+}
+
+#[tokio::test]
+async fn deep_or_many_folders_do_not_escape_the_quota() {
+    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
+        .disk_quota(1 << 20)
+        .max_files(50)
+        .build()
+        .unwrap();
+    // Folders count as entries: making many fails at the cap.
+    let r = crate::common::py(
+        &sb,
+        &["-c", "import os\nfor i in range(100): os.mkdir(f'd{i}')"],
+    )
+    .await;
+    assert_ne!(r.exit_code, 0, "{}", crate::common::show(&r));
+    assert!(sb.workspace().dir().entries().unwrap().count() <= 50);
+    // Bytes deep in a long chain of folders are still measured after the call.
+    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
+        .disk_quota(1 << 20)
+        .build()
+        .unwrap();
+    let r = crate::common::py(
+        &sb,
+        &["-c", "import os\nfor i in range(300):\n    os.mkdir('d'); os.chdir('d')\nopen('f', 'wb').write(b'0' * (900 << 10))"],
+    )
+    .await;
+    assert_eq!(r.exit_code, 0, "{}", crate::common::show(&r));
+    let r = crate::common::py(&sb, &["-c", "open('more', 'wb').write(b'0' * (300 << 10))"]).await;
+    assert_ne!(
+        r.exit_code,
+        0,
+        "the deep file still counts: {}",
+        crate::common::show(&r)
+    );
+}
