@@ -239,10 +239,16 @@ async fn is_regular_file(
         .is_ok_and(|st| st.fs_filetype == Filetype::RegularFile)
 }
 
+/// The guest memory's bytes (empty for shared memory, which this module does not have).
+fn bytes_of<'m>(memory: &'m wiggle::GuestMemory<'_>) -> &'m [u8] {
+    match memory {
+        wiggle::GuestMemory::Unshared(data) => data,
+        wiggle::GuestMemory::Shared(_) => &[],
+    }
+}
+
 fn read_u32(memory: &wiggle::GuestMemory<'_>, at: i32) -> u64 {
-    let wiggle::GuestMemory::Unshared(data) = memory else {
-        return 0;
-    };
+    let data = bytes_of(memory);
     let Ok(at) = usize::try_from(at) else {
         return 0;
     };
@@ -259,17 +265,14 @@ async fn guarded_write(
     (fd, iovs, count, nwritten): (i32, i32, i32, i32),
     offset: Option<i64>,
 ) -> wasmtime::Result<i32> {
-    let memory = memory_of(caller)?;
-    let fuel = caller.as_context_mut().hostcall_fuel();
     let quota = caller.data().quota.clone();
-    let (data, state) = memory.data_and_store_mut(&mut *caller);
-    // As wiggle's own wrapper does: without fuel the copy limit is 0 (ENOMEM).
-    state.wasi.set_hostcall_fuel(fuel);
-    let want = quota.as_ref().and_then(|_| iovec_bytes(data, iovs, count));
-    let mut memory = wiggle::GuestMemory::Unshared(data);
+    let (wasi, mut memory) = wasi_and_memory(caller)?;
+    let want = quota
+        .as_ref()
+        .and_then(|_| iovec_bytes(bytes_of(&memory), iovs, count));
     let mut charged = None;
     if let (Some(q), Some(want)) = (quota, want)
-        && (fd > 2 || is_regular_file(&mut state.wasi, &mut memory, fd).await)
+        && (fd > 2 || is_regular_file(wasi, &mut memory, fd).await)
     {
         if !q.charge_bytes(want) {
             return Ok(ERRNO_NOSPC);
@@ -277,10 +280,8 @@ async fn guarded_write(
         charged = Some((q, want));
     }
     let errno = match offset {
-        None => p1::fd_write(&mut state.wasi, &mut memory, fd, iovs, count, nwritten).await?,
-        Some(off) => {
-            p1::fd_pwrite(&mut state.wasi, &mut memory, fd, iovs, count, off, nwritten).await?
-        }
+        None => p1::fd_write(wasi, &mut memory, fd, iovs, count, nwritten).await?,
+        Some(off) => p1::fd_pwrite(wasi, &mut memory, fd, iovs, count, off, nwritten).await?,
     };
     if let Some((q, want)) = charged {
         let written = if errno == 0 {
@@ -291,6 +292,22 @@ async fn guarded_write(
         q.release(want.saturating_sub(written), 0);
     }
     Ok(errno)
+}
+
+/// The guest's WASI context and memory for calling wasmtime-wasi's own implementation from a
+/// shadowing function, with the host-call fuel set as wiggle's wrapper sets it (without it the
+/// copy limit is 0 and large writes fail with ENOMEM).
+fn wasi_and_memory<'a>(
+    caller: &'a mut Caller<'_, GuestState>,
+) -> wasmtime::Result<(
+    &'a mut wasmtime_wasi::p1::WasiP1Ctx,
+    wiggle::GuestMemory<'a>,
+)> {
+    let memory = memory_of(caller)?;
+    let fuel = caller.as_context_mut().hostcall_fuel();
+    let (data, state) = memory.data_and_store_mut(&mut *caller);
+    state.wasi.set_hostcall_fuel(fuel);
+    Ok((&mut state.wasi, wiggle::GuestMemory::Unshared(data)))
 }
 
 fn memory_of(caller: &mut Caller<'_, GuestState>) -> wasmtime::Result<wasmtime::Memory> {
@@ -372,13 +389,8 @@ fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
                 let Ok(q) = take_entry(&mut caller, true) else {
                     return Ok(ERRNO_NOSPC);
                 };
-                let memory = memory_of(&mut caller)?;
-                let fuel = caller.as_context_mut().hostcall_fuel();
-                let (data, state) = memory.data_and_store_mut(&mut caller);
-                state.wasi.set_hostcall_fuel(fuel);
-                let mut memory = wiggle::GuestMemory::Unshared(data);
-                let errno =
-                    p1::path_create_directory(&mut state.wasi, &mut memory, fd, path, len).await?;
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
+                let errno = p1::path_create_directory(wasi, &mut memory, fd, path, len).await?;
                 give_back(q, true, errno);
                 Ok(errno)
             })
@@ -393,14 +405,9 @@ fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
                 let Ok(q) = take_entry(&mut caller, false) else {
                     return Ok(ERRNO_NOSPC);
                 };
-                let memory = memory_of(&mut caller)?;
-                let fuel = caller.as_context_mut().hostcall_fuel();
-                let (data, state) = memory.data_and_store_mut(&mut caller);
-                state.wasi.set_hostcall_fuel(fuel);
-                let mut memory = wiggle::GuestMemory::Unshared(data);
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
                 let errno =
-                    p1::path_symlink(&mut state.wasi, &mut memory, old, old_len, fd, new, new_len)
-                        .await?;
+                    p1::path_symlink(wasi, &mut memory, old, old_len, fd, new, new_len).await?;
                 give_back(q, false, errno);
                 Ok(errno)
             })
@@ -423,13 +430,9 @@ fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
                 let Ok(q) = take_entry(&mut caller, false) else {
                     return Ok(ERRNO_NOSPC);
                 };
-                let memory = memory_of(&mut caller)?;
-                let fuel = caller.as_context_mut().hostcall_fuel();
-                let (data, state) = memory.data_and_store_mut(&mut caller);
-                state.wasi.set_hostcall_fuel(fuel);
-                let mut memory = wiggle::GuestMemory::Unshared(data);
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
                 let errno = p1::path_link(
-                    &mut state.wasi,
+                    wasi,
                     &mut memory,
                     old_fd,
                     flags,
@@ -466,18 +469,13 @@ fn guard_path_open(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
             i32,
         )| {
             Box::new(async move {
-                let memory = memory_of(&mut caller)?;
-                let fuel = caller.as_context_mut().hostcall_fuel();
                 let quota = caller.data().quota.clone();
-                let (data, state) = memory.data_and_store_mut(&mut caller);
-                state.wasi.set_hostcall_fuel(fuel);
-                let mut memory = wiggle::GuestMemory::Unshared(data);
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
                 // A file that does not exist yet takes a file slot before it is created.
                 let mut charged = None;
                 if let Some(q) = quota.filter(|_| oflags & OFLAGS_CREAT != 0) {
                     let ptr = wiggle::GuestPtr::<str>::new((path as u32, path_len as u32));
-                    let exists = state
-                        .wasi
+                    let exists = wasi
                         .path_filestat_get(
                             &mut memory,
                             (dirfd as u32).into(),
@@ -498,7 +496,7 @@ fn guard_path_open(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
                     }
                 }
                 let errno = p1::path_open(
-                    &mut state.wasi,
+                    wasi,
                     &mut memory,
                     dirfd,
                     dirflags,
