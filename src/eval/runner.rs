@@ -301,6 +301,12 @@ pub enum RunError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The task's prompt file cannot be used.
+    #[error(transparent)]
+    Prompts(#[from] crate::agent::prompt::PromptError),
+    /// The model client cannot be built.
+    #[error(transparent)]
+    Client(#[from] crate::llm::LlmError),
     /// `--resume` into a folder made by a different run.
     #[error(
         "cannot resume {dir}: it was made by a different run ({differences}); start a new run \
@@ -335,10 +341,9 @@ fn identity(task: &TaskSpec, settings: &BenchSettings) -> Value {
         "model": settings.llm.model,
         "mode": settings.mode.name(),
         "prompts_sha256": hash(&format!(
-            "{}\0{}\0{}\0{}\0{}\0{}\0{}",
+            "{}\0{}\0{}\0{}\0{}\0{}",
             prompts.system, prompts.instance, prompts.working_dir, prompts.input_dir,
             prompts.output_dir, prompts.answer_file,
-            task.prompt_config.as_ref().map(|p| std::fs::read_to_string(p).unwrap_or_default()).unwrap_or_default()
         )),
         "llm_prompt_sha256": hash(task.llm_prompt.as_deref().unwrap_or("")),
         "scorer": task.scorer.name(),
@@ -412,6 +417,13 @@ pub async fn run(
     rows: Vec<Row>,
     settings: BenchSettings,
 ) -> Result<BenchOutcome, RunError> {
+    let mut settings = settings;
+    // The task's prompt file, read once for the run (and part of its identity).
+    if let Some(p) = &task.prompt_config {
+        settings.episode.prompts = Prompts::default().load(p)?;
+    }
+    // One HTTP client (one connection pool) for every episode of the run.
+    let client = Client::new(settings.llm.clone())?;
     let dir = settings.run_dir.clone();
     let identity = identity(task, &settings);
     check_resume(&dir, &identity)?;
@@ -441,8 +453,6 @@ pub async fn run(
         .map_err(io_err("open", &results_path))?;
     let mut progress = Progress::new(jobs.len(), settings.progress && !jobs.is_empty());
     let ran = jobs.len();
-    // One HTTP client (one connection pool) for every episode of the run.
-    let client = Client::new(settings.llm.clone()).ok();
     let shared = Arc::new(Shared {
         runtime,
         task: task.clone(),
@@ -546,12 +556,10 @@ fn panic_message(e: tokio::task::JoinError) -> String {
         return "the job was cancelled".into();
     }
     let p = e.into_panic();
-    let text = p
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".into());
-    format!("internal error: the job panicked: {text}")
+    format!(
+        "internal error: the job panicked: {}",
+        crate::runtime::executor::panic_text(p.as_ref())
+    )
 }
 
 /// What every job of a run shares.
@@ -559,7 +567,7 @@ struct Shared {
     runtime: Arc<Runtime>,
     task: TaskSpec,
     settings: BenchSettings,
-    client: Option<Client>,
+    client: Client,
 }
 
 /// A kill can leave half a line at the end of `results.jsonl`: cut it so appends start clean.
@@ -613,14 +621,7 @@ async fn run_job(shared: &Shared, job: &Job) -> RowResult {
     let (runtime, task, settings) = (&shared.runtime, &shared.task, &shared.settings);
     let row = &job.row;
     let mut result = blank_result(job);
-    let Some(client) = shared.client.clone() else {
-        result.error = Some(
-            Client::new(settings.llm.clone())
-                .err()
-                .map_or_else(|| "cannot build the HTTP client".into(), |e| e.to_string()),
-        );
-        return result;
-    };
+    let client = shared.client.clone();
     let answer = match settings.mode {
         Mode::Sandbox => sandbox_episode(shared, client, job, &mut result).await,
         Mode::Llm => plain_llm(task, settings, client, row, &mut result).await,
@@ -653,15 +654,11 @@ async fn sandbox_episode(
     job: &Job,
     result: &mut RowResult,
 ) -> Result<Option<String>, String> {
-    let (task, settings) = (&shared.task, &shared.settings);
+    let settings = &shared.settings;
     let row = &job.row;
-    let mut episode = settings.episode.clone();
-    if let Some(p) = &task.prompt_config {
-        episode.prompts = Prompts::default().load(p).map_err(|e| e.to_string())?;
-    }
     let spec = EpisodeSpec {
         sandbox: settings.sandbox.clone(),
-        episode,
+        episode: settings.episode.clone(),
         workspace: None,
         input_files: row
             .input_files

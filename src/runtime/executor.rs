@@ -41,14 +41,19 @@ fn lower_priority() {
     }
 }
 
+/// A panic's message (`panic!` with a literal or a formatted string), or "no message".
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into())
+}
+
 fn joined<T>(r: Result<T, tokio::task::JoinError>) -> Result<T, RuntimeError> {
     r.map_err(|e| {
         let why = if e.is_panic() {
-            let p = e.into_panic();
-            p.downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".into())
+            panic_text(e.into_panic().as_ref())
         } else {
             "cancelled".into()
         };

@@ -614,22 +614,8 @@ impl Runtime {
             .instantiate_async(&mut store)
             .await
             .map_err(host("instantiating"))?;
-        let alloc = instance
-            .get_typed_func::<i32, i32>(&mut store, "host_alloc")
-            .map_err(host("export host_alloc"))?;
-        let turn = instance
-            .get_typed_func::<(i32, i32), i32>(&mut store, "turn")
-            .map_err(host("export turn"))?;
-        let memory = instance
-            .get_memory(&mut store, "memory")
-            .ok_or_else(|| RuntimeError::Instantiate("the module exports no memory".into()))?;
-        let len = i32::try_from(code.len())
-            .map_err(|_| RuntimeError::Instantiate("the driver code is too long".into()))?;
-        let call = async {
-            let ptr = alloc.call_async(&mut store, len).await?;
-            memory.write(&mut store, usize::try_from(ptr)?, code.as_bytes())?;
-            turn.call_async(&mut store, (ptr, len)).await
-        };
+        let exports = TurnExports::of(&instance, &mut store).map_err(host("exports"))?;
+        let call = exports.run(&mut store, code);
         let outcome = tokio::time::timeout(limits.timeout, call).await;
         let limiter = &store.data().limiter;
         let (peak, denied) = (limiter.peak(), limiter.denied());
@@ -667,6 +653,42 @@ impl Runtime {
             peak_memory_bytes: peak,
             outcome,
         })
+    }
+}
+
+/// The snapshot's exports that run code: `host_alloc`, `turn` and `memory`.
+pub(super) struct TurnExports {
+    alloc: wasmtime::TypedFunc<i32, i32>,
+    turn: wasmtime::TypedFunc<(i32, i32), i32>,
+    memory: wasmtime::Memory,
+}
+
+impl TurnExports {
+    /// Look them up in `instance`.
+    pub(super) fn of<T>(
+        instance: &wasmtime::Instance,
+        store: &mut Store<T>,
+    ) -> wasmtime::Result<TurnExports> {
+        Ok(TurnExports {
+            alloc: instance.get_typed_func(&mut *store, "host_alloc")?,
+            turn: instance.get_typed_func(&mut *store, "turn")?,
+            memory: instance
+                .get_memory(&mut *store, "memory")
+                .ok_or_else(|| wasmtime::format_err!("the module exports no memory"))?,
+        })
+    }
+
+    /// Copy `code` into the guest and run it through `turn`; its raw result.
+    pub(super) async fn run<T: Send>(
+        &self,
+        store: &mut Store<T>,
+        code: &str,
+    ) -> wasmtime::Result<i32> {
+        let len = i32::try_from(code.len())?;
+        let ptr = self.alloc.call_async(&mut *store, len).await?;
+        self.memory
+            .write(&mut *store, usize::try_from(ptr)?, code.as_bytes())?;
+        self.turn.call_async(&mut *store, (ptr, len)).await
     }
 }
 

@@ -202,29 +202,9 @@ async fn run_and_snapshot(
         .instantiate_async(&mut store, module)
         .await
         .map_err(err("instantiating"))?;
-    let alloc = instance
-        .get_typed_func::<i32, i32>(&mut store, "host_alloc")
-        .map_err(err("host_alloc"))?;
-    let turn = instance
-        .get_typed_func::<(i32, i32), i32>(&mut store, "turn")
-        .map_err(err("turn"))?;
-    let memory = instance
-        .get_memory(&mut store, "memory")
-        .ok_or_else(|| RuntimeError::Compile("the module exports no memory".into()))?;
-    let len = i32::try_from(import.len()).unwrap_or(0);
-    let ptr = alloc
-        .call_async(&mut store, len)
-        .await
-        .map_err(err("host_alloc"))?;
-    memory
-        .write(
-            &mut store,
-            usize::try_from(ptr).unwrap_or(0),
-            import.as_bytes(),
-        )
-        .map_err(|e| RuntimeError::Compile(format!("writing the import code: {e}")))?;
-    let rc = turn
-        .call_async(&mut store, (ptr, len))
+    let rc = super::TurnExports::of(&instance, &mut store)
+        .map_err(err("exports"))?
+        .run(&mut store, import)
         .await
         .map_err(err(import))?;
     if rc & 0xFF != 0 {

@@ -40,6 +40,13 @@ pub fn sandbox_with(limits: Limits) -> Sandbox {
         .expect("sandbox")
 }
 
+/// A fresh sandbox built with `f` (quota, network policy, ...).
+pub fn sandbox_in(
+    f: impl FnOnce(llm_in_sandbox::sandbox::SandboxBuilder) -> llm_in_sandbox::sandbox::SandboxBuilder,
+) -> Sandbox {
+    f(Sandbox::builder(runtime())).build().expect("sandbox")
+}
+
 /// Run `python3 ARGS...` in `sb`.
 pub async fn py(sb: &Sandbox, args: &[&str]) -> RunResult {
     py_stdin(sb, args, b"").await

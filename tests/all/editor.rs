@@ -132,10 +132,7 @@ async fn long_files_are_clipped_and_paths_outside_are_refused() {
 
 #[tokio::test]
 async fn editor_writes_are_held_to_the_sandbox_quota() {
-    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
-        .disk_quota(4096)
-        .build()
-        .unwrap();
+    let sb = crate::common::sandbox_in(|b| b.disk_quota(4096));
     let mut t = Toolbox::new(Shell::new(Arc::new(sb), ShellSettings::default()).unwrap());
     let big = "x".repeat(10_000);
     let (o, err) = edit(

@@ -137,10 +137,7 @@ async fn no_sockets_and_no_processes() {
 async fn stdout_reopened_as_a_file_is_still_held_to_the_quota() {
     // Closing fd 1 and opening a file makes WASI hand out fd 1 again: writes to it must be
     // charged like any file's.
-    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
-        .disk_quota(1 << 20)
-        .build()
-        .unwrap();
+    let sb = crate::common::sandbox_in(|b| b.disk_quota(1 << 20));
     let r = crate::common::py(
         &sb,
         &[
@@ -161,11 +158,7 @@ async fn stdout_reopened_as_a_file_is_still_held_to_the_quota() {
 
 #[tokio::test]
 async fn deep_or_many_folders_do_not_escape_the_quota() {
-    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
-        .disk_quota(1 << 20)
-        .max_files(50)
-        .build()
-        .unwrap();
+    let sb = crate::common::sandbox_in(|b| b.disk_quota(1 << 20).max_files(50));
     // Folders count as entries: making many fails at the cap.
     let r = crate::common::py(
         &sb,
@@ -175,10 +168,7 @@ async fn deep_or_many_folders_do_not_escape_the_quota() {
     assert_ne!(r.exit_code, 0, "{}", crate::common::show(&r));
     assert!(sb.workspace().dir().entries().unwrap().count() <= 50);
     // Bytes deep in a long chain of folders are still measured after the call.
-    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
-        .disk_quota(1 << 20)
-        .build()
-        .unwrap();
+    let sb = crate::common::sandbox_in(|b| b.disk_quota(1 << 20));
     let r = crate::common::py(
         &sb,
         &["-c", "import os\nfor i in range(300):\n    os.mkdir('d'); os.chdir('d')\nopen('f', 'wb').write(b'0' * (900 << 10))"],

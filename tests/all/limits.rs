@@ -81,11 +81,7 @@ async fn peak_memory_is_reported() {
 #[tokio::test]
 async fn python_alone_is_held_to_the_sandbox_quota() {
     // `Sandbox::python` (what `exec --` and the scorers use), no shell involved.
-    let sb = llm_in_sandbox::sandbox::Sandbox::builder(crate::common::runtime())
-        .disk_quota(1 << 20)
-        .max_files(3)
-        .build()
-        .unwrap();
+    let sb = crate::common::sandbox_in(|b| b.disk_quota(1 << 20).max_files(3));
     let r = crate::common::py(
         &sb,
         &["-c", "open('big.bin', 'wb').write(b'0' * (2 << 20))"],

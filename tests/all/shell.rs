@@ -12,7 +12,7 @@ use llm_in_sandbox::shell::{
 
 use llm_in_sandbox::sandbox::SandboxBuilder;
 
-use crate::common::{runtime, sandbox_with};
+use crate::common::{sandbox_in, sandbox_with};
 
 fn shell_with(settings: ShellSettings, limits: Limits) -> Shell {
     Shell::new(Arc::new(sandbox_with(limits)), settings).expect("shell")
@@ -20,10 +20,7 @@ fn shell_with(settings: ShellSettings, limits: Limits) -> Shell {
 
 /// A shell over a sandbox built with `f` (quota, network policy, ...).
 fn shell_in(f: impl FnOnce(SandboxBuilder) -> SandboxBuilder) -> Shell {
-    let sandbox = f(llm_in_sandbox::sandbox::Sandbox::builder(runtime()))
-        .build()
-        .expect("sandbox");
-    Shell::new(Arc::new(sandbox), ShellSettings::default()).expect("shell")
+    Shell::new(Arc::new(sandbox_in(f)), ShellSettings::default()).expect("shell")
 }
 
 fn shell() -> Shell {
