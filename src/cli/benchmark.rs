@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 
+use llm_in_sandbox::agent::Prompts;
 use llm_in_sandbox::eval::{self, BenchSettings, Mode, Scorer, Shard, TaskSpec, parse_jsonl};
 
 use super::run::{ModelArgs, Resolved};
@@ -13,8 +14,20 @@ use super::{GlobalArgs, tokio_runtime};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum ModeArg {
+    /// The model works with tools in a sandbox (`sandbox` works too).
+    #[value(name = "llm-in-sandbox", alias = "sandbox")]
     Sandbox,
+    /// One plain completion, no tools.
     Llm,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum RewardPython {
+    /// Inside the WebAssembly sandbox (nothing of the host is reachable).
+    Sandbox,
+    /// With the host's python3, as the reference does: trusted task code that may import what
+    /// is installed on the host (math-verify, IFBench); the answer is passed as data.
+    Host,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -27,23 +40,35 @@ enum BadRows {
 
 #[derive(Debug, Args)]
 pub struct BenchmarkArgs {
-    /// A shipped task set (math, physics, chemistry, biomedicine, long_context,
-    /// instruction_following, demo) or a task directory (config.yaml, data, optional reward.py).
+    /// A task folder (ours or the reference's: config.yaml, reward.py, vanilla_llm_prompt.py)
+    /// or a shipped set (math, physics, chemistry/chem, biomedicine/biomed, long_context,
+    /// instruction_following/instruct_follow, demo). A folder of that name wins.
     #[arg(long, value_name = "NAME|DIR", required_unless_present = "data")]
     task: Option<String>,
-    /// A bare JSONL file of rows {id, domain, problem_statement, ground_truth, input_files}.
-    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "task")]
+    /// A bare data file (JSON lines, a JSON array or Parquet) of rows {id, domain,
+    /// problem_statement, ground_truth, input_files}.
+    #[arg(long, value_name = "FILE", conflicts_with = "task")]
     data: Option<PathBuf>,
     /// Scorer for --data: exact, numeric, choice or math.
     #[arg(long, default_value = "exact")]
     scorer: String,
-    /// sandbox: the model works with tools in a sandbox; llm: one plain completion with the
-    /// documents pasted into the prompt.
-    #[arg(long, value_enum, default_value = "sandbox")]
+    /// llm-in-sandbox: the model works with tools in a sandbox; llm: one plain completion
+    /// (the task's vanilla_llm_prompt.py builds the prompt; else ours, with the documents
+    /// pasted in).
+    #[arg(long, value_enum, default_value = "llm-in-sandbox")]
     mode: ModeArg,
-    /// Episodes at once.
-    #[arg(long, alias = "num_workers", default_value_t = 8, value_name = "N")]
+    /// Episodes at once (env: LLM_NUM_WORKERS).
+    #[arg(
+        long,
+        alias = "num_workers",
+        env = "LLM_NUM_WORKERS",
+        default_value_t = 8,
+        value_name = "N"
+    )]
     num_workers: usize,
+    /// Where the task's reward.py and vanilla_llm_prompt.py run.
+    #[arg(long, alias = "reward_python", value_enum, default_value = "sandbox")]
+    reward_python: RewardPython,
     /// First row (0-based, inclusive).
     #[arg(long, alias = "start_id", default_value_t = 0, value_name = "N")]
     start_id: usize,
@@ -60,8 +85,13 @@ pub struct BenchmarkArgs {
     /// Continue the run in this folder, skipping rows already in its results.jsonl.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
-    /// Where runs go: <timestamp>_<task>_<model>_<mode>/.
-    #[arg(long, alias = "output_dir", default_value = "runs", value_name = "DIR")]
+    /// Where runs go: <timestamp>_<task>_<model>_<LLMinSandbox|vanillaLLM>/.
+    #[arg(
+        long,
+        alias = "output_dir",
+        default_value = "output",
+        value_name = "DIR"
+    )]
     output_dir: PathBuf,
     /// What to do with malformed rows.
     #[arg(long, value_enum, default_value = "skip")]
@@ -83,17 +113,26 @@ fn safe(s: &str) -> String {
 }
 
 pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode> {
-    let task = match (&args.task, &args.data) {
+    let rt = tokio_runtime()?;
+    let mut task = match (&args.task, &args.data) {
         (_, Some(file)) => {
             let scorer = Scorer::by_name(&args.scorer).with_context(|| {
                 format!("unknown scorer {:?}; use {}", args.scorer, Scorer::NAMES)
             })?;
             TaskSpec::from_data(file, scorer)?
         }
-        (Some(t), None) if std::path::Path::new(t).is_dir() => TaskSpec::from_dir(t.as_ref())?,
+        (Some(t), None) if std::path::Path::new(t).is_dir() => {
+            rt.block_on(TaskSpec::from_dir(t.as_ref()))?
+        }
         (Some(t), None) => TaskSpec::builtin(t)?,
-        (None, None) => bail!("give --task NAME|DIR or --data FILE.jsonl"),
+        (None, None) => bail!("give --task NAME|DIR or --data FILE"),
     };
+    for w in &task.warnings {
+        eprintln!("llm-in-sandbox: warning: {w}");
+    }
+    if let Scorer::Reward(script) = &mut task.scorer {
+        script.host = matches!(args.reward_python, RewardPython::Host);
+    }
     let (rows, errors) = parse_jsonl(&task.data);
     for e in &errors {
         eprintln!("llm-in-sandbox: bad row at line {}: {}", e.line, e.message);
@@ -112,10 +151,13 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         episode,
         prompt_config,
         sandbox,
+        max_response_len,
+        extra_config,
     } = args.model.resolve()?;
-    let mut task = task;
-    if task.prompt_config.is_none() {
-        task.prompt_config = prompt_config;
+    if task.prompts.is_none()
+        && let Some(p) = prompt_config
+    {
+        task.prompts = Some(Prompts::default().load(&p)?);
     }
     let shard = match &args.shard {
         Some(s) => Some(
@@ -135,7 +177,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
                 super::run::timestamp(),
                 safe(&task.name),
                 safe(&llm.model),
-                mode.name()
+                mode.folder_suffix()
             );
             if let Some(s) = shard {
                 name.push_str(&format!("_shard{}of{}", s.index, s.count));
@@ -164,10 +206,12 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         run_dir: run_dir.clone(),
         llm,
         episode,
+        max_response_len: Some(max_response_len),
+        extra_config,
         sandbox,
         progress: true,
     };
-    let outcome = tokio_runtime()?.block_on(eval::runner::run(runtime, &task, rows, settings))?;
+    let outcome = rt.block_on(eval::runner::run(runtime, &task, rows, settings))?;
     if outcome.resumed > 0 {
         eprintln!(
             "llm-in-sandbox: {} rows were already done and skipped",

@@ -25,8 +25,8 @@ pub struct RunArgs {
     /// Files to give the model, copied to /testbed/input/.
     #[arg(long, alias = "input_dir", value_name = "DIR")]
     input_dir: Option<PathBuf>,
-    /// Where results go: a new <timestamp>/ folder with trajectory.json, events.jsonl and the
-    /// files the model left in /testbed/output/.
+    /// Where results go: a new <timestamp>/ folder with trajectory.json, events.jsonl and
+    /// files/ (what the model left in its output folder, /testbed/output/ by default).
     #[arg(
         long,
         alias = "output_dir",
@@ -41,17 +41,19 @@ pub struct RunArgs {
 /// Model, episode and sandbox flags shared by `run` and `benchmark`.
 #[derive(Debug, Args)]
 pub struct ModelArgs {
-    /// Model name (config: llm_name).
+    /// Model name (env: LLM_NAME; settings: llm_name). A provider prefix (`openai/`,
+    /// `hosted_vllm/`) is dropped: every endpoint here is OpenAI-compatible.
     #[arg(long, alias = "llm_name", value_name = "MODEL")]
     llm_name: Option<String>,
-    /// OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (config: llm_base_url;
-    /// env: OPENAI_BASE_URL).
+    /// OpenAI-compatible base URL (env: LLM_BASE_URL; settings: llm_base_url; then
+    /// OPENAI_BASE_URL; default http://localhost:8000/v1, as the reference).
     #[arg(long, alias = "llm_base_url", value_name = "URL")]
     llm_base_url: Option<String>,
-    /// API key (config: api_key; env: OPENAI_API_KEY).
+    /// API key (env: LLM_API_KEY; settings: api_key; then OPENAI_API_KEY).
     #[arg(long, alias = "api_key", value_name = "KEY")]
     api_key: Option<String>,
-    /// Sampling temperature.
+    /// Sampling temperature sent with every call (env: LLM_TEMPERATURE; default 1.0, the
+    /// reference's; the paper uses 0.7 for Qwen3 models).
     #[arg(long)]
     temperature: Option<f64>,
     /// Model turns before stopping (default 100).
@@ -60,17 +62,29 @@ pub struct ModelArgs {
     /// Stop when a call's total tokens reach this (default 65536).
     #[arg(long, alias = "max_token_limit", value_name = "N")]
     max_token_limit: Option<u64>,
-    /// `max_tokens` per call (default: the server's).
-    #[arg(long, alias = "max_tokens", value_name = "N")]
+    /// `max_tokens` sent with every agent call (default 65536, the reference's; on a
+    /// context-length error it is lowered to what fits).
+    #[arg(
+        long,
+        alias = "max_tokens",
+        alias = "max-tokens-per-call",
+        alias = "max_tokens_per_call",
+        value_name = "N"
+    )]
     max_tokens: Option<u32>,
-    /// JSON object merged into every request, e.g. '{"top_p": 0.95}'.
+    /// `max_tokens` of the one call in `--mode llm` (default 65536).
+    #[arg(long, alias = "max_response_len", value_name = "N")]
+    max_response_len: Option<u32>,
+    /// Object merged into every request: JSON, or a Python dict literal as the reference
+    /// takes it, e.g. '{"chat_template_kwargs": {"thinking": True}}'.
     #[arg(long, alias = "extra_body", value_name = "JSON")]
     extra_body: Option<String>,
-    /// Config file (default search: $LLM_IN_SANDBOX_CONFIG, ./llm-in-sandbox.yaml,
-    /// ~/.llm-in-sandbox/config.yaml).
-    #[arg(long, value_name = "FILE")]
+    /// Settings file (default search: $LLM_IN_SANDBOX_CONFIG, ./llm-in-sandbox.yaml,
+    /// ./llm_in_sandbox.yaml, ~/.llm-in-sandbox/config.yaml, ~/.llm-in-sandbox.yaml).
+    #[arg(long, alias = "settings", value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Prompt file (YAML with system_prompt / instance_prompt).
+    /// Prompt file (YAML with system_prompt / instance_prompt and optional working_dir,
+    /// input_dir, output_dir).
     #[arg(long, alias = "prompt_config", value_name = "FILE")]
     prompt_config: Option<PathBuf>,
     /// Time limit per tool command, in seconds.
@@ -90,20 +104,58 @@ pub struct ModelArgs {
     /// Retries of a failing model request (429, 5xx, timeouts) before giving up.
     #[arg(long, default_value_t = 5, value_name = "N")]
     max_retries: u32,
+    /// The reference's Docker image: accepted and ignored (every episode runs in the built-in
+    /// WebAssembly sandbox).
+    #[arg(long, alias = "docker_image", value_name = "IMAGE")]
+    docker_image: Option<String>,
+    /// The reference's switch to keep raw model responses: accepted; every request and
+    /// response is always recorded in each episode's events.jsonl.
+    #[arg(
+        long,
+        alias = "save_litellm_response",
+        value_name = "BOOL",
+        num_args = 0..=1,
+        default_missing_value = "true"
+    )]
+    save_litellm_response: Option<String>,
 }
 
-/// Settings resolved from flags, the config file and the environment.
+/// Settings resolved from flags, the environment and the settings file.
 pub struct Resolved {
     pub llm: LlmConfig,
     pub episode: EpisodeSettings,
     pub prompt_config: Option<PathBuf>,
     pub sandbox: SandboxSettings,
+    /// `max_tokens` of the plain-LLM call.
+    pub max_response_len: u32,
+    /// The reference-only settings as given, for `results.json`'s `config`.
+    pub extra_config: Map<String, Value>,
+}
+
+/// The reference's default endpoint, used when nothing names one.
+const DEFAULT_BASE_URL: &str = "http://localhost:8000/v1";
+
+/// `openai/Qwen3-8B` -> `Qwen3-8B` (the reference adds such prefixes for its router).
+pub fn strip_provider(model: &str) -> &str {
+    ["openai/", "hosted_vllm/"]
+        .iter()
+        .find_map(|p| model.strip_prefix(p))
+        .unwrap_or(model)
 }
 
 impl ModelArgs {
-    /// Flags win over the config file, which wins over OPENAI_* variables.
+    /// Flags win over `LLM_*` variables, which win over the settings file, which wins over
+    /// OPENAI_* variables and the reference's defaults.
     pub fn resolve(&self) -> anyhow::Result<Resolved> {
-        let file = config::load(self.config.as_deref())?;
+        let loaded = config::load(self.config.as_deref())?;
+        if let Some(l) = &loaded {
+            for k in &l.unused_keys {
+                eprintln!(
+                    "llm-in-sandbox: warning: {}: setting `{k}` is not used here",
+                    l.path.display()
+                );
+            }
+        }
         let FileConfig {
             llm_name,
             llm_base_url,
@@ -114,42 +166,83 @@ impl ModelArgs {
             max_token_limit,
             max_tokens,
             extra_body,
-        } = file.map(|(_, c)| c).unwrap_or_default();
-        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-        let base_url = self
+        } = loaded.map(|l| l.config).unwrap_or_default();
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let Some(model) = self
+            .llm_name
+            .clone()
+            .or_else(|| env("LLM_NAME"))
+            .or(llm_name)
+        else {
+            bail!("{NO_MODEL}");
+        };
+        let base_url = match self
             .llm_base_url
             .clone()
+            .or_else(|| env("LLM_BASE_URL"))
             .or(llm_base_url)
-            .or_else(|| env("OPENAI_BASE_URL"));
-        let (Some(base_url), Some(model)) = (base_url, self.llm_name.clone().or(llm_name)) else {
-            bail!("{NO_ENDPOINT}");
+            .or_else(|| env("OPENAI_BASE_URL"))
+        {
+            Some(u) => u,
+            None => {
+                eprintln!(
+                    "llm-in-sandbox: no base URL given (--llm-base-url, LLM_BASE_URL); using {DEFAULT_BASE_URL}"
+                );
+                DEFAULT_BASE_URL.to_string()
+            }
         };
-        let mut llm = LlmConfig::new(base_url, model);
+        let mut llm = LlmConfig::new(base_url, strip_provider(&model));
         llm.api_key = self
             .api_key
             .clone()
+            .or_else(|| env("LLM_API_KEY"))
             .or(api_key)
             .or_else(|| env("OPENAI_API_KEY"));
-        llm.temperature = self.temperature.or(temperature);
+        let env_temperature = match env("LLM_TEMPERATURE") {
+            Some(t) => Some(
+                t.trim()
+                    .parse::<f64>()
+                    .with_context(|| format!("LLM_TEMPERATURE={t:?} is not a number"))?,
+            ),
+            None => None,
+        };
+        llm.temperature = Some(
+            self.temperature
+                .or(env_temperature)
+                .or(temperature)
+                .unwrap_or(1.0),
+        );
         llm.request_timeout = Duration::from_secs_f64(self.request_timeout.max(1.0));
         llm.max_retries = self.max_retries;
-        let extra: Option<Value> = match &self.extra_body {
+        llm.extra_body = match &self.extra_body {
             Some(text) => {
-                Some(serde_json::from_str(text).context("--extra-body is not valid JSON")?)
+                config::parse_extra_body(text).map_err(|e| anyhow::anyhow!("--extra-body: {e}"))?
             }
-            None => extra_body,
+            None => match extra_body {
+                Some(Value::Object(map)) => map,
+                _ => Map::new(),
+            },
         };
-        match extra {
-            Some(Value::Object(map)) => llm.extra_body = map,
-            Some(_) => bail!("--extra-body must be a JSON object, e.g. '{{\"top_p\": 0.95}}'"),
-            None => llm.extra_body = Map::new(),
+        let mut extra_config = Map::new();
+        if let Some(image) = &self.docker_image {
+            eprintln!(
+                "llm-in-sandbox: note: --docker_image {image} is not used: every episode runs in the built-in WebAssembly sandbox (CPython 3.15 with numpy, scipy, sympy, pandas, ...)"
+            );
+            extra_config.insert("docker_image".into(), Value::from(image.clone()));
+        }
+        if let Some(v) = &self.save_litellm_response {
+            eprintln!(
+                "llm-in-sandbox: note: --save_litellm_response: every request and response is always in each episode's events.jsonl"
+            );
+            let on = !matches!(v.to_ascii_lowercase().as_str(), "false" | "0" | "no");
+            extra_config.insert("save_litellm_response".into(), Value::from(on));
         }
         Ok(Resolved {
             llm,
             episode: EpisodeSettings {
                 max_steps: self.max_steps.or(max_steps).unwrap_or(100),
                 max_token_limit: self.max_token_limit.or(max_token_limit).unwrap_or(65_536),
-                max_tokens: self.max_tokens.or(max_tokens),
+                max_tokens: Some(self.max_tokens.or(max_tokens).unwrap_or(65_536)),
                 ..EpisodeSettings::default()
             },
             prompt_config: self.prompt_config.clone().or(prompt_config),
@@ -159,38 +252,20 @@ impl ModelArgs {
                 network: NetworkPolicy::allow(&self.allow_net)?,
                 ..SandboxSettings::default()
             },
+            max_response_len: self.max_response_len.unwrap_or(65_536),
+            extra_config,
         })
     }
 }
 
-const NO_ENDPOINT: &str = "no LLM endpoint configured. Give one with\n  \
-    --llm-base-url http://HOST:PORT/v1 --llm-name MODEL [--api-key KEY]\n\
-    or set OPENAI_BASE_URL (and OPENAI_API_KEY), or write llm_base_url and llm_name into \
+const NO_MODEL: &str = "no model named. Give one with\n  \
+    --llm-name MODEL [--llm-base-url http://HOST:PORT/v1] [--api-key KEY]\n\
+    or set LLM_NAME (and LLM_BASE_URL, LLM_API_KEY), or write llm_name and llm_base_url into \
     ./llm-in-sandbox.yaml or ~/.llm-in-sandbox/config.yaml";
 
-/// Seconds since the epoch as `YYYYMMDD-HHMMSS` (UTC), for folder names.
+/// The local time as `YYYYmmdd_HHMMSS`, as the reference names its output folders.
 pub fn timestamp() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    chrono::Local::now().format("%Y%m%d_%H%M%S").to_string()
 }
 
 /// The files under `from`, with paths relative to it, for the episode's input folder.
@@ -242,7 +317,10 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
         episode,
         prompt_config,
         sandbox,
+        ..
     } = args.model.resolve()?;
+    // `run`'s folders, as the reference's `run`: input in /testbed/input, everything the model
+    // makes (and the answer) in /testbed/output; a prompt file may say otherwise.
     let mut prompts = Prompts {
         input_dir: "/testbed/input".into(),
         output_dir: "/testbed/output".into(),
@@ -295,7 +373,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
             .strip_prefix(GUEST_WORKSPACE)
             .unwrap_or("output")
             .trim_start_matches('/');
-        copy_out(sandbox.workspace().dir(), if rel.is_empty() { "." } else { rel }, &run_dir.join("output"))?;
+        copy_out(sandbox.workspace().dir(), if rel.is_empty() { "." } else { rel }, &run_dir.join("files"))?;
         anyhow::Ok((result, run_dir))
     })?;
     let (result, run_dir) = result;
@@ -328,6 +406,13 @@ mod tests {
     fn timestamps_look_right() {
         let t = super::timestamp();
         assert_eq!(t.len(), 15);
-        assert!(t.starts_with("20"));
+        assert!(t.starts_with("20") && t.as_bytes()[8] == b'_', "{t}");
+    }
+
+    #[test]
+    fn provider_prefixes_are_dropped() {
+        assert_eq!(super::strip_provider("openai/Qwen3-8B"), "Qwen3-8B");
+        assert_eq!(super::strip_provider("hosted_vllm/org/m"), "org/m");
+        assert_eq!(super::strip_provider("org/m"), "org/m");
     }
 }

@@ -3,10 +3,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::score::Scorer;
+use super::score::{RewardScript, Scorer};
+use crate::agent::Prompts;
+use crate::agent::prompt::Folders;
 
 /// One task row: `{id, domain, problem_statement, ground_truth, input_files}`; other fields are
 /// kept and passed to `reward.py` as keyword arguments.
@@ -134,19 +136,27 @@ pub fn parse_jsonl(text: &str) -> (Vec<Row>, Vec<RowError>) {
     (rows, errors)
 }
 
-/// A task: its rows, scorer, and optional prompts and `reward.py`.
+/// A task: its rows, scorer, prompts, and optional task code (`reward.py`,
+/// `vanilla_llm_prompt.py`).
 #[derive(Debug, Clone)]
 pub struct TaskSpec {
     /// Name used in output folder names.
     pub name: String,
-    /// The JSONL text.
+    /// The rows as JSONL text (JSON arrays, Parquet and Hub splits are turned into one line
+    /// per record; a bad row is reported by its record number).
     pub data: String,
     /// Default scorer for rows without their own.
     pub scorer: Scorer,
-    /// Prompt file for sandbox mode.
-    pub prompt_config: Option<PathBuf>,
+    /// Prompts for sandbox mode (the task's inline prompts or prompt file; `None`: the run's).
+    pub prompts: Option<Prompts>,
     /// Instruction for plain-LLM mode (replaces ours).
     pub llm_prompt: Option<String>,
+    /// `vanilla_llm_prompt.py`: `create_prompt(row)` builds the plain-LLM prompt.
+    pub llm_prompt_py: Option<String>,
+    /// The task folder, when there is one.
+    pub dir: Option<PathBuf>,
+    /// Things worth telling the user that did not stop loading (unused config keys, ...).
+    pub warnings: Vec<String>,
 }
 
 /// Errors loading a task.
@@ -169,25 +179,41 @@ pub enum TaskError {
         /// What is wrong.
         detail: String,
     },
+    /// The task's prompts do not fill.
+    #[error(transparent)]
+    Prompts(#[from] crate::agent::prompt::PromptError),
+    /// A Hugging Face dataset could not be had.
+    #[error(transparent)]
+    Hub(#[from] super::hub::HubError),
     /// No such task.
     #[error("no task named {0:?}: give a task directory, or one of: {1}")]
     Unknown(String, String),
+    /// A task of the reference package that we do not ship.
+    #[error(
+        "the task {0:?} of the reference package is not shipped here; copy its folder \
+         (llm_in_sandbox/benchmark/{0}/ with config.yaml and reward.py) and pass --task PATH/{0}"
+    )]
+    NotShipped(String),
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TaskConfig {
-    #[serde(alias = "dataset", alias = "data_path")]
-    data: PathBuf,
-    #[serde(default)]
-    scorer: Option<String>,
-    #[serde(default)]
-    prompt_config: Option<PathBuf>,
-    #[serde(default)]
-    llm_prompt: Option<PathBuf>,
-    #[serde(default)]
-    name: Option<String>,
-}
+/// Keys of a task's `config.yaml` we read (ours and the reference's).
+const TASK_KEYS: &[&str] = &[
+    "data",
+    "data_path",
+    "dataset",
+    "data_files",
+    "config",
+    "split",
+    "system_prompt",
+    "instance_prompt",
+    "working_dir",
+    "input_dir",
+    "output_dir",
+    "prompt_config",
+    "scorer",
+    "llm_prompt",
+    "name",
+];
 
 fn read(path: &Path) -> Result<String, TaskError> {
     std::fs::read_to_string(path).map_err(|source| TaskError::Read {
@@ -196,77 +222,341 @@ fn read(path: &Path) -> Result<String, TaskError> {
     })
 }
 
+/// Where a task's rows come from.
+enum Source {
+    /// Local files (JSONL, a JSON array, or Parquet), in order.
+    Files(Vec<PathBuf>),
+    /// A Hugging Face dataset split.
+    Hub {
+        name: String,
+        config: Option<String>,
+        split: String,
+    },
+}
+
+/// A string setting of a task config (numbers are taken as their text).
+fn cfg_text(
+    map: &serde_norway::Mapping,
+    key: &str,
+    path: &Path,
+) -> Result<Option<String>, TaskError> {
+    match map.get(key) {
+        None | Some(serde_norway::Value::Null) => Ok(None),
+        Some(serde_norway::Value::String(s)) => Ok(Some(s.clone())),
+        Some(serde_norway::Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(_) => Err(TaskError::Invalid {
+            path: path.to_path_buf(),
+            detail: format!("`{key}` must be a string"),
+        }),
+    }
+}
+
+/// A string, or a list of strings, from YAML.
+fn strings(v: &serde_norway::Value) -> Option<Vec<String>> {
+    match v {
+        serde_norway::Value::String(s) => Some(vec![s.clone()]),
+        serde_norway::Value::Sequence(items) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        _ => None,
+    }
+}
+
+/// Records of a local data file as JSONL text: JSON lines, a JSON array, or Parquet.
+fn file_records(path: &Path) -> Result<String, TaskError> {
+    let bytes = std::fs::read(path).map_err(|source| TaskError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if bytes.starts_with(b"PAR1") {
+        let rows = super::hub::parquet_rows(path)?;
+        return Ok(jsonl_of(rows.into_iter().map(Value::Object)));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| TaskError::Invalid {
+        path: path.to_path_buf(),
+        detail: "not UTF-8 text (expected JSON lines, a JSON array, or Parquet)".into(),
+    })?;
+    if text.trim_start().starts_with('[') {
+        let items: Vec<Value> = serde_json::from_str(&text).map_err(|e| TaskError::Invalid {
+            path: path.to_path_buf(),
+            detail: format!("looks like a JSON array but is not valid JSON: {e}"),
+        })?;
+        return Ok(jsonl_of(items.into_iter()));
+    }
+    Ok(text)
+}
+
+fn jsonl_of(items: impl Iterator<Item = Value>) -> String {
+    let mut out = String::new();
+    for item in items {
+        out.push_str(&item.to_string());
+        out.push('\n');
+    }
+    out
+}
+
 impl TaskSpec {
-    /// A task directory: `config.yaml` (`data`, `scorer`, optional `prompt_config` and
-    /// `llm_prompt`, relative to the directory) and an optional `reward.py`, which then scores.
+    /// A task from its name, rows and scorer, with our prompts and nothing else.
+    pub fn new(name: impl Into<String>, data: impl Into<String>, scorer: Scorer) -> TaskSpec {
+        TaskSpec {
+            name: name.into(),
+            data: data.into(),
+            scorer,
+            prompts: None,
+            llm_prompt: None,
+            llm_prompt_py: None,
+            dir: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A task folder, ours or the reference's, read unchanged: `config.yaml` with the rows
+    /// (`data: FILE` relative to the folder; or the reference's `dataset: json` + `data_files`,
+    /// resolved against the folder that holds the task folder as there, then the task folder;
+    /// or `dataset: OWNER/NAME` + `config` + `split` from the Hugging Face Hub cache), prompts
+    /// (inline `system_prompt` / `instance_prompt` with `working_dir` / `input_dir` /
+    /// `output_dir`, or a `prompt_config` file), `scorer`, `llm_prompt`; plus `reward.py`
+    /// (which then scores) and `vanilla_llm_prompt.py`. Keys we do not use become warnings.
     ///
     /// # Errors
     /// [`TaskError`] naming the file at fault.
-    pub fn from_dir(dir: &Path) -> Result<TaskSpec, TaskError> {
+    pub async fn from_dir(dir: &Path) -> Result<TaskSpec, TaskError> {
         let cfg_path = dir.join("config.yaml");
-        let cfg: TaskConfig =
-            serde_norway::from_str(&read(&cfg_path)?).map_err(|e| TaskError::Invalid {
-                path: cfg_path.clone(),
-                detail: e.to_string(),
-            })?;
-        let reward = dir.join("reward.py");
-        let scorer = if reward.is_file() {
-            Scorer::Reward(read(&reward)?)
-        } else {
-            let name = cfg.scorer.as_deref().unwrap_or("exact");
-            Scorer::by_name(name).ok_or_else(|| TaskError::Invalid {
-                path: cfg_path.clone(),
-                detail: format!("unknown scorer {name:?}; use {}", Scorer::NAMES),
-            })?
+        let invalid = |detail: String| TaskError::Invalid {
+            path: cfg_path.clone(),
+            detail,
         };
-        let name = cfg.name.unwrap_or_else(|| {
+        let cfg: serde_norway::Value =
+            serde_norway::from_str(&read(&cfg_path)?).map_err(|e| invalid(e.to_string()))?;
+        let Some(map) = cfg.as_mapping() else {
+            return Err(invalid("expected a mapping of settings".into()));
+        };
+        let text = |k: &str| cfg_text(map, k, &cfg_path);
+        let mut warnings = Vec::new();
+        for k in map.keys() {
+            let name = k.as_str().map_or_else(|| format!("{k:?}"), str::to_string);
+            if !TASK_KEYS.contains(&name.as_str()) {
+                warnings.push(format!(
+                    "{}: key `{name}` is not used here",
+                    cfg_path.display()
+                ));
+            }
+        }
+        let source = Self::source(dir, &cfg_path, map)?;
+        let data = match source {
+            Source::Files(files) => {
+                let mut data = String::new();
+                for f in &files {
+                    let part = file_records(f)?;
+                    data.push_str(&part);
+                    if !data.is_empty() && !data.ends_with('\n') {
+                        data.push('\n');
+                    }
+                }
+                data
+            }
+            Source::Hub {
+                name,
+                config,
+                split,
+            } => {
+                let opts = super::hub::HubOptions::from_env();
+                let progress = |line: &str| eprintln!("llm-in-sandbox: {line}");
+                let rows =
+                    super::hub::load_split(&name, config.as_deref(), &split, &opts, &progress)
+                        .await?;
+                jsonl_of(rows.into_iter().map(Value::Object))
+            }
+        };
+        let shown = cfg_path.display().to_string();
+        let folders = Folders {
+            working_dir: text("working_dir")?,
+            input_dir: text("input_dir")?,
+            output_dir: text("output_dir")?,
+        };
+        let (system, instance) = (text("system_prompt")?, text("instance_prompt")?);
+        let prompts = if system.is_some() || instance.is_some() {
+            Some(Prompts::default().with(system, instance, &folders, &shown)?)
+        } else if let Some(p) = text("prompt_config")? {
+            // The reference reads a legacy prompt file relative to where it runs; try the task
+            // folder first, then the folder holding it, then as given.
+            let candidates = [
+                dir.join(&p),
+                dir.parent().unwrap_or(dir).join(&p),
+                PathBuf::from(&p),
+            ];
+            let found = candidates.iter().find(|c| c.is_file()).cloned();
+            let path = found.ok_or_else(|| invalid(format!("prompt_config {p:?} not found")))?;
+            Some(
+                Prompts::default()
+                    .with(None, None, &folders, &shown)?
+                    .load(&path)?,
+            )
+        } else if folders != Folders::default() {
+            Some(Prompts::default().with(None, None, &folders, &shown)?)
+        } else {
+            None
+        };
+        let reward = dir.join("reward.py");
+        let scorer_name = text("scorer")?;
+        let scorer = match scorer_name.as_deref() {
+            Some(n) if Scorer::by_name(n) == Some(Scorer::Judge) => Scorer::Judge,
+            _ if reward.is_file() => Scorer::Reward(RewardScript {
+                source: read(&reward)?,
+                path: Some(reward.clone()),
+                host: false,
+            }),
+            name => {
+                let name = name.unwrap_or("exact");
+                Scorer::by_name(name).ok_or_else(|| {
+                    invalid(format!("unknown scorer {name:?}; use {}", Scorer::NAMES))
+                })?
+            }
+        };
+        if dir.join("judge.py").is_file() && scorer != Scorer::Judge {
+            warnings.push(format!(
+                "{}: this task has a judge.py (its reward.py may be a placeholder); score with \
+                 an LLM judge by passing --judge-model and --judge-base-url, or run \
+                 `llm-in-sandbox judge RUN_DIR` afterwards",
+                dir.display()
+            ));
+        }
+        let vanilla = dir.join("vanilla_llm_prompt.py");
+        let name = text("name")?.unwrap_or_else(|| {
             dir.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "task".into())
         });
         Ok(TaskSpec {
             name,
-            data: read(&dir.join(&cfg.data))?,
+            data,
             scorer,
-            prompt_config: cfg.prompt_config.map(|p| dir.join(p)),
-            llm_prompt: cfg.llm_prompt.map(|p| read(&dir.join(p))).transpose()?,
+            prompts,
+            llm_prompt: text("llm_prompt")?
+                .map(|p| read(&dir.join(p)))
+                .transpose()?,
+            llm_prompt_py: vanilla.is_file().then(|| read(&vanilla)).transpose()?,
+            dir: Some(dir.to_path_buf()),
+            warnings,
         })
     }
 
-    /// A bare JSONL file with a scorer.
+    fn source(
+        dir: &Path,
+        cfg_path: &Path,
+        map: &serde_norway::Mapping,
+    ) -> Result<Source, TaskError> {
+        let get = |k: &str| map.get(k).filter(|v| !v.is_null());
+        let text = |k: &str| cfg_text(map, k, cfg_path);
+        let invalid = |detail: String| TaskError::Invalid {
+            path: cfg_path.to_path_buf(),
+            detail,
+        };
+        // A relative data path: against the task folder (ours), then the folder holding the
+        // task folders (the reference's `benchmark/`), then the working directory.
+        let locate = |p: &str| -> Result<PathBuf, TaskError> {
+            let path = Path::new(p);
+            if path.is_absolute() {
+                return Ok(path.to_path_buf());
+            }
+            let candidates = [
+                dir.join(path),
+                dir.parent().unwrap_or(dir).join(path),
+                PathBuf::from(path),
+            ];
+            candidates
+                .iter()
+                .find(|c| c.is_file())
+                .cloned()
+                .ok_or_else(|| {
+                    let tried: Vec<String> =
+                        candidates.iter().map(|c| c.display().to_string()).collect();
+                    invalid(format!(
+                        "data file {p:?} not found (tried {})",
+                        tried.join(", ")
+                    ))
+                })
+        };
+        if let Some(p) = text("data")?.or(text("data_path")?) {
+            return Ok(Source::Files(vec![locate(&p)?]));
+        }
+        let Some(dataset) = text("dataset")? else {
+            return Err(invalid(
+                "no rows: give `data: FILE.jsonl`, or `dataset: json` with `data_files`, or \
+                 `dataset: OWNER/NAME` with `config` and `split`"
+                    .into(),
+            ));
+        };
+        match dataset.as_str() {
+            "json" | "parquet" => {
+                let files = get("data_files").and_then(strings).ok_or_else(|| {
+                    invalid(format!(
+                        "`dataset: {dataset}` needs `data_files` (a path or a list of paths)"
+                    ))
+                })?;
+                Ok(Source::Files(
+                    files.iter().map(|f| locate(f)).collect::<Result<_, _>>()?,
+                ))
+            }
+            d if ["csv", "text", "arrow", "webdataset", "imagefolder"].contains(&d) => {
+                Err(invalid(format!(
+                    "`dataset: {d}` is not supported; convert the rows to JSON lines or Parquet"
+                )))
+            }
+            d if d.ends_with(".jsonl")
+                || d.ends_with(".json")
+                || d.ends_with(".parquet")
+                || dir.join(d).is_file() =>
+            {
+                Ok(Source::Files(vec![locate(d)?]))
+            }
+            d => Ok(Source::Hub {
+                name: d.to_string(),
+                config: text("config")?,
+                split: text("split")?.unwrap_or_else(|| "test".into()),
+            }),
+        }
+    }
+
+    /// A bare data file (JSONL, a JSON array or Parquet) with a scorer.
     ///
     /// # Errors
     /// [`TaskError`] when the file cannot be read.
     pub fn from_data(path: &Path, scorer: Scorer) -> Result<TaskSpec, TaskError> {
-        Ok(TaskSpec {
-            name: path
-                .file_stem()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "data".into()),
-            data: read(path)?,
-            scorer,
-            prompt_config: None,
-            llm_prompt: None,
-        })
+        let name = path
+            .file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "data".into());
+        Ok(TaskSpec::new(name, file_records(path)?, scorer))
     }
 
-    /// A task shipped with the project (see `tasks/`).
+    /// A task shipped with the project (see `tasks/`); the reference's names `chem`,
+    /// `biomed` and `instruct_follow` name our sets of the same domains.
     ///
     /// # Errors
-    /// [`TaskError::Unknown`] listing the shipped names.
+    /// [`TaskError::Unknown`] listing the shipped names; [`TaskError::NotShipped`] for a
+    /// reference task we have no set for.
     pub fn builtin(name: &str) -> Result<TaskSpec, TaskError> {
-        let found = super::BUILTIN_TASKS.iter().find(|(n, _, _)| *n == name);
+        let canonical = match name {
+            "chem" => "chemistry",
+            "biomed" => "biomedicine",
+            "instruct_follow" => "instruction_following",
+            "instruct_pretrain" => return Err(TaskError::NotShipped(name.to_string())),
+            other => other,
+        };
+        let found = super::BUILTIN_TASKS
+            .iter()
+            .find(|(n, _, _)| *n == canonical);
         let Some((n, data, scorer)) = found else {
             let names: Vec<&str> = super::BUILTIN_TASKS.iter().map(|(n, _, _)| *n).collect();
             return Err(TaskError::Unknown(name.to_string(), names.join(", ")));
         };
-        Ok(TaskSpec {
-            name: (*n).to_string(),
-            data: (*data).to_string(),
-            scorer: Scorer::by_name(scorer).unwrap_or(Scorer::Exact),
-            prompt_config: None,
-            llm_prompt: None,
-        })
+        Ok(TaskSpec::new(
+            *n,
+            *data,
+            Scorer::by_name(scorer).unwrap_or(Scorer::Exact),
+        ))
     }
 }
 

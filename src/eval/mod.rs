@@ -2,13 +2,14 @@
 //! resumable runs and shards.
 
 pub mod dataset;
+pub mod hub;
 pub mod report;
 pub mod runner;
 pub mod score;
 
-pub use dataset::{Row, RowError, TaskSpec, parse_jsonl};
+pub use dataset::{Row, RowError, TaskError, TaskSpec, parse_jsonl};
 pub use runner::{BenchOutcome, BenchSettings, Mode, Shard};
-pub use score::{Score, Scorer};
+pub use score::{RewardScript, Score, Scorer};
 
 /// Task sets shipped with the project (`tasks/*.jsonl`): name, JSONL, default scorer.
 pub const BUILTIN_TASKS: &[(&str, &str, &str)] = &[
@@ -64,8 +65,17 @@ pub fn merge(
     use std::io::Write;
     let mut all = Vec::new();
     let mut config = serde_json::Value::Null;
+    // Shards run side by side: the merged run took as long as the longest.
+    let mut elapsed = 0f64;
     for d in dirs {
         all.extend(report::read_results(&d.join("results.jsonl")));
+        if let Some(e) = std::fs::read_to_string(d.join("results.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["elapsed_time_seconds"].as_f64())
+        {
+            elapsed = elapsed.max(e);
+        }
         if config.is_null()
             && let Ok(text) = std::fs::read_to_string(d.join("config.json"))
         {
@@ -80,5 +90,6 @@ pub fn merge(
         writeln!(f, "{}", serde_json::to_string(r).unwrap_or_default())?;
     }
     std::fs::write(out.join("config.json"), serde_json::to_vec_pretty(&config)?)?;
-    runner::finish(out, &config)
+    let sources: Vec<&std::path::Path> = dirs.iter().map(|d| d.as_path()).collect();
+    runner::finish_with(out, &config, elapsed, &sources)
 }

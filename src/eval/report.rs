@@ -40,6 +40,15 @@ pub struct RowResult {
     /// A problem that did not stop the row, e.g. its trajectory could not be fully written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// The task text (for the combined `trajectory.json` a judge reads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_statement: Option<String>,
+    /// What `reward.py` (or the built-in scorer) gave, when an LLM judge set `score`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reward: Option<f64>,
+    /// The judge's verdicts per repeat, when an LLM judge set `score`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<Value>,
 }
 
 /// Read the rows already finished in a `results.jsonl` (a torn last line from a kill is ignored).
@@ -74,14 +83,21 @@ impl Group {
             None => self.errors += 1,
         }
     }
+    /// `mean_score` counts error rows as 0, as the reference does; `mean_score_scored` is the
+    /// mean over the rows that have a score, so nothing is hidden.
     fn json(&self) -> Value {
-        let mean = (self.scored > 0).then(|| self.sum / self.scored as f64);
-        json!({"mean_score": mean, "rows": self.n, "scored": self.scored, "errors": self.errors})
+        let mean = (self.n > 0).then(|| self.sum / self.n as f64);
+        let scored = (self.scored > 0).then(|| self.sum / self.scored as f64);
+        json!({"mean_score": mean, "mean_score_scored": scored, "rows": self.n,
+               "scored": self.scored, "errors": self.errors})
     }
 }
 
-/// The summary of a set of finished rows (deterministic: sorted by key, no wall-clock fields).
-pub fn summarize(results: &[RowResult], config: &Value) -> Value {
+/// The summary of a set of finished rows (deterministic: sorted by key; the one wall-clock
+/// field, `elapsed_time_seconds`, is what the caller passes). Besides ours it has the
+/// reference's fields: `task`, `total`, `mean_score` (error rows count as 0), `num_errors`,
+/// `elapsed_time_seconds`, and its agent settings inside `config`.
+pub fn summarize(results: &[RowResult], config: &Value, elapsed: f64) -> Value {
     let mut sorted: Vec<&RowResult> = results.iter().collect();
     sorted.sort_by(|a, b| a.key.cmp(&b.key));
     sorted.dedup_by(|a, b| a.key == b.key);
@@ -96,9 +112,16 @@ pub fn summarize(results: &[RowResult], config: &Value) -> Value {
         sandbox += r.sandbox_seconds;
     }
     let busy = (llm + sandbox).max(f64::MIN_POSITIVE);
+    let overall_json = overall.json();
     json!({
+        "task": config["task"],
+        "total": overall.n,
+        "mean_score": overall_json["mean_score"].as_f64().unwrap_or(0.0),
+        "mean_score_scored": overall_json["mean_score_scored"],
+        "num_errors": overall.errors,
+        "elapsed_time_seconds": elapsed,
         "config": config,
-        "overall": overall.json(),
+        "overall": overall_json,
         "domains": domains.iter().map(|(d, g)| (d.to_string(), g.json())).collect::<serde_json::Map<_, _>>(),
         "tokens": tokens,
         "llm_seconds": llm,
@@ -110,17 +133,20 @@ pub fn summarize(results: &[RowResult], config: &Value) -> Value {
 /// A plain-text table of a summary.
 pub fn table(summary: &Value) -> String {
     let mut out = format!(
-        "{:<24} {:>6} {:>7} {:>7}\n",
-        "domain", "rows", "errors", "score"
+        "{:<24} {:>6} {:>7} {:>7} {:>8}\n",
+        "domain", "rows", "errors", "score", "scored"
     );
+    let pct = |v: &Value| {
+        v.as_f64()
+            .map_or("-".to_string(), |s| format!("{:.1}%", s * 100.0))
+    };
     let row = |name: &str, g: &Value| {
-        let score = g["mean_score"]
-            .as_f64()
-            .map_or("-".to_string(), |s| format!("{:.1}%", s * 100.0));
         format!(
-            "{name:<24} {:>6} {:>7} {score:>7}\n",
+            "{name:<24} {:>6} {:>7} {:>7} {:>8}\n",
             g["rows"].as_u64().unwrap_or(0),
-            g["errors"].as_u64().unwrap_or(0)
+            g["errors"].as_u64().unwrap_or(0),
+            pct(&g["mean_score"]),
+            pct(&g["mean_score_scored"]),
         )
     };
     if let Some(d) = summary["domains"].as_object() {
@@ -129,6 +155,9 @@ pub fn table(summary: &Value) -> String {
         }
     }
     out.push_str(&row("overall", &summary["overall"]));
+    out.push_str(
+        "score: error rows count as 0 (as the reference); scored: mean over rows with a score\n",
+    );
     out
 }
 

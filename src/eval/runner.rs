@@ -13,7 +13,7 @@ use tokio::task::JoinSet;
 use super::dataset::{Row, TaskSpec};
 use super::report::{RowResult, read_results, summarize, svg, table};
 use super::score::{Score, extract};
-use crate::agent::{EpisodeSettings, EpisodeSpec, Prompts, SandboxSettings, setup};
+use crate::agent::{EpisodeSettings, EpisodeSpec, SandboxSettings, setup};
 use crate::llm::{Client, LlmConfig, Message};
 use crate::runtime::Runtime;
 
@@ -27,11 +27,20 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// `sandbox` or `llm`.
+    /// The reference's names: `llm-in-sandbox` or `llm`.
     pub fn name(self) -> &'static str {
         match self {
-            Mode::Sandbox => "sandbox",
+            Mode::Sandbox => "llm-in-sandbox",
             Mode::Llm => "llm",
+        }
+    }
+
+    /// The end of a run folder's name, as the reference names it: `LLMinSandbox` or
+    /// `vanillaLLM`.
+    pub fn folder_suffix(self) -> &'static str {
+        match self {
+            Mode::Sandbox => "LLMinSandbox",
+            Mode::Llm => "vanillaLLM",
         }
     }
 }
@@ -91,8 +100,13 @@ pub struct BenchSettings {
     pub run_dir: PathBuf,
     /// Model endpoint.
     pub llm: LlmConfig,
-    /// Episode template (prompts are adjusted per task).
+    /// Episode template (the task's prompts, when it has them, replace these).
     pub episode: EpisodeSettings,
+    /// `max_tokens` of the one call in plain-LLM mode (the reference's `max_response_len`).
+    pub max_response_len: Option<u32>,
+    /// Settings of the reference's kind recorded in `results.json`'s `config` as given
+    /// (e.g. `docker_image`, `save_litellm_response`); ours are added beside them.
+    pub extra_config: serde_json::Map<String, Value>,
     /// Each episode's sandbox: command timeout, quota, network policy.
     pub sandbox: SandboxSettings,
     /// Print a progress line on stderr.
@@ -113,6 +127,8 @@ impl BenchSettings {
             run_dir,
             llm,
             episode: EpisodeSettings::default(),
+            max_response_len: None,
+            extra_config: serde_json::Map::new(),
             sandbox: SandboxSettings::default(),
             progress: false,
         }
@@ -172,6 +188,9 @@ fn blank_result(job: &Job) -> RowResult {
         llm_seconds: 0.0,
         sandbox_seconds: 0.0,
         warning: None,
+        problem_statement: Some(row.problem_statement.clone()),
+        reward: None,
+        judge: None,
     }
 }
 
@@ -241,11 +260,8 @@ impl Progress {
         }
         let elapsed = self.started.elapsed().as_secs_f64();
         let eta = elapsed / self.done as f64 * (self.total - self.done) as f64;
-        let score = if self.scored > 0 {
-            100.0 * self.score_sum / self.scored as f64
-        } else {
-            0.0
-        };
+        // Error rows count as 0, as in the final `mean_score`.
+        let score = 100.0 * self.score_sum / self.done as f64;
         let counts = format!(
             "{}/{} score {score:.1}% errors {} tokens {} eta {eta:.0}s",
             self.done, self.total, self.errors, self.tokens
@@ -307,6 +323,9 @@ pub enum RunError {
     /// The model client cannot be built.
     #[error(transparent)]
     Client(#[from] crate::llm::LlmError),
+    /// The task's `reward.py` cannot run at all (a missing package): checked before any row.
+    #[error("{0}")]
+    Reward(String),
     /// `--resume` into a folder made by a different run.
     #[error(
         "cannot resume {dir}: it was made by a different run ({differences}); start a new run \
@@ -345,7 +364,11 @@ fn identity(task: &TaskSpec, settings: &BenchSettings) -> Value {
             prompts.system, prompts.instance, prompts.working_dir, prompts.input_dir,
             prompts.output_dir, prompts.answer_file,
         )),
-        "llm_prompt_sha256": hash(task.llm_prompt.as_deref().unwrap_or("")),
+        "llm_prompt_sha256": hash(&format!(
+            "{}\0{}",
+            task.llm_prompt.as_deref().unwrap_or(""),
+            task.llm_prompt_py.as_deref().unwrap_or("")
+        )),
         "scorer": task.scorer.name(),
         "scorer_sha256": hash(&format!("{:?}", task.scorer)),
     })
@@ -364,6 +387,8 @@ fn check_resume(dir: &Path, identity: &Value) -> Result<(), RunError> {
     if let Some(now) = identity.as_object() {
         for (k, v) in now {
             match recorded.get(k) {
+                // Runs from before the reference's mode names were used.
+                Some(old) if k == "mode" && old == "sandbox" && v == "llm-in-sandbox" => {}
                 Some(old) if old != v => differences.push(format!("{k}: {old} -> {v}")),
                 _ => {}
             }
@@ -417,10 +442,18 @@ pub async fn run(
     rows: Vec<Row>,
     settings: BenchSettings,
 ) -> Result<BenchOutcome, RunError> {
+    let started = Instant::now();
     let mut settings = settings;
-    // The task's prompt file, read once for the run (and part of its identity).
-    if let Some(p) = &task.prompt_config {
-        settings.episode.prompts = Prompts::default().load(p)?;
+    // The task's prompts (checked when the task was loaded) replace the run's.
+    if let Some(p) = &task.prompts {
+        settings.episode.prompts = p.clone();
+    }
+    settings.episode.prompts.check("the prompts")?;
+    if let super::score::Scorer::Reward(script) = &task.scorer {
+        // As the reference: one call before the run, so a missing package stops it here.
+        super::score::check_reward(script, &runtime)
+            .await
+            .map_err(RunError::Reward)?;
     }
     // One HTTP client (one connection pool) for every episode of the run.
     let client = Client::new(settings.llm.clone())?;
@@ -435,12 +468,15 @@ pub async fn run(
         .map(|r| r.key)
         .collect();
     let (jobs, resumed) = plan(rows, &settings, &finished);
-    let config = json!({
-        "task": task.name, "model": settings.llm.model, "mode": settings.mode.name(),
-        "repeat": settings.repeat, "start_id": settings.start, "end_id": settings.end,
-        "max_steps": settings.episode.max_steps, "max_token_limit": settings.episode.max_token_limit,
-        "identity": identity,
-    });
+    let config = run_config(task, &settings, identity);
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).map_err(io_err("create", &logs))?;
+    // Time already spent in this folder (a resumed run adds to it).
+    let before = std::fs::read_to_string(dir.join("results.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v["elapsed_time_seconds"].as_f64())
+        .unwrap_or(0.0);
     let config_path = dir.join("config.json");
     let config_text = serde_json::to_vec_pretty(&config).unwrap_or_default();
     crate::fsutil::write_atomic(&config_path, &config_text)
@@ -484,7 +520,9 @@ pub async fn run(
             source,
         });
     }
-    let summary = finish(&dir, &config).map_err(io_err("write results in", &dir))?;
+    let elapsed = before + started.elapsed().as_secs_f64();
+    let summary =
+        finish_with(&dir, &config, elapsed, &[&dir]).map_err(io_err("write results in", &dir))?;
     Ok(BenchOutcome {
         summary,
         ran,
@@ -588,21 +626,152 @@ fn drop_torn_tail(path: &Path) -> std::io::Result<()> {
         .set_len(keep as u64)
 }
 
-/// Write `results.json` and `results.svg` from the folder's `results.jsonl`.
+/// The run's `config` in `results.json`: the reference's keys (`mode`, `llm_name`,
+/// `llm_base_url`, `max_steps`, `temperature`, `max_token_limit`, `max_tokens_per_call`,
+/// `max_response_len`, `extra_body`, and what the caller adds) beside ours.
+fn run_config(task: &TaskSpec, settings: &BenchSettings, identity: Value) -> Value {
+    let mut config = settings.extra_config.clone();
+    let ours = json!({
+        "mode": settings.mode.name(),
+        "llm_name": settings.llm.model,
+        "llm_base_url": settings.llm.base_url,
+        "max_steps": settings.episode.max_steps,
+        "temperature": settings.llm.temperature,
+        "max_token_limit": settings.episode.max_token_limit,
+        "max_tokens_per_call": settings.episode.max_tokens,
+        "max_response_len": settings.max_response_len,
+        "extra_body": settings.llm.extra_body,
+        "sandbox": "wasm (in-process)",
+        "task": task.name, "model": settings.llm.model, "scorer": task.scorer.name(),
+        "repeat": settings.repeat, "start_id": settings.start, "end_id": settings.end,
+        "identity": identity,
+    });
+    if let Value::Object(ours) = ours {
+        config.extend(ours);
+    }
+    Value::Object(config)
+}
+
+/// Write `results.json`, `results.svg`, `summary.txt` and the combined `trajectory.json` from
+/// the folder's `results.jsonl`, keeping the `elapsed_time_seconds` already recorded there.
 ///
 /// # Errors
 /// I/O errors.
 pub fn finish(run_dir: &Path, config: &Value) -> std::io::Result<Value> {
+    let elapsed = std::fs::read_to_string(run_dir.join("results.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v["elapsed_time_seconds"].as_f64())
+        .unwrap_or(0.0);
+    finish_with(run_dir, config, elapsed, &[run_dir])
+}
+
+/// [`finish`] with the run's wall-clock seconds and the folders whose `trajectories/` hold
+/// the rows' episodes (several for a merge of shards).
+///
+/// # Errors
+/// I/O errors.
+pub fn finish_with(
+    run_dir: &Path,
+    config: &Value,
+    elapsed: f64,
+    sources: &[&Path],
+) -> std::io::Result<Value> {
     let results = read_results(&run_dir.join("results.jsonl"));
-    let summary = summarize(&results, config);
-    std::fs::write(
-        run_dir.join("results.json"),
-        serde_json::to_vec_pretty(&summary)?,
+    let summary = summarize(&results, config, elapsed);
+    crate::fsutil::write_atomic(
+        &run_dir.join("results.json"),
+        &serde_json::to_vec_pretty(&summary)?,
     )?;
     let label = config["mode"].as_str().unwrap_or("run");
     std::fs::write(run_dir.join("results.svg"), svg(&[(label, &summary)]))?;
     std::fs::write(run_dir.join("summary.txt"), table(&summary))?;
+    write_combined(run_dir, &results, sources)?;
     Ok(summary)
+}
+
+/// The row's folder under `trajectories/`.
+pub fn trajectory_dir(id: &str, repeat: u32) -> String {
+    safe(&format!("{id}_{repeat}"))
+}
+
+/// The reference's combined `trajectory.json`: id -> `{problem_statement, trajectory, reward,
+/// agent_answer, ground_truth}` (keys `id#k` when a row ran more than once), so its
+/// `judge.py` reads our runs unchanged. `reward` is the row's score, 0 for an error row.
+fn write_combined(run_dir: &Path, results: &[RowResult], sources: &[&Path]) -> std::io::Result<()> {
+    let mut sorted: Vec<&RowResult> = results.iter().collect();
+    sorted.sort_by(|a, b| a.key.cmp(&b.key));
+    sorted.dedup_by(|a, b| a.key == b.key);
+    let repeated = sorted.iter().any(|r| r.repeat > 0);
+    let path = run_dir.join("trajectory.json");
+    let tmp = run_dir.join(".trajectory.json.tmp");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    out.write_all(b"{")?;
+    for (i, r) in sorted.iter().enumerate() {
+        let episode = sources
+            .iter()
+            .map(|d| d.join("trajectories").join(trajectory_dir(&r.id, r.repeat)))
+            .find(|d| d.join("trajectory.json").is_file() || d.join("events.jsonl").is_file())
+            .and_then(|d| crate::agent::trajectory::read(&d).ok());
+        let statement = r.problem_statement.clone().or_else(|| {
+            episode
+                .as_ref()
+                .and_then(|e| e["problem_statement"].as_str().map(str::to_string))
+        });
+        let steps = episode
+            .as_ref()
+            .map(|e| e["steps"].clone())
+            .filter(Value::is_array)
+            .unwrap_or_else(|| json!([]));
+        let key = if repeated {
+            r.key.clone()
+        } else {
+            r.id.clone()
+        };
+        let entry = json!({
+            "problem_statement": statement.unwrap_or_default(),
+            "trajectory": steps,
+            "reward": r.score.unwrap_or(0.0),
+            "agent_answer": r.answer.clone().unwrap_or_default(),
+            "ground_truth": r.ground_truth,
+        });
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(b"\n  ")?;
+        serde_json::to_writer(&mut out, &key)?;
+        out.write_all(b": ")?;
+        serde_json::to_writer(&mut out, &entry)?;
+    }
+    out.write_all(b"\n}\n")?;
+    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    std::fs::rename(&tmp, &path)
+}
+
+/// The row's console text and result block, as the reference's `logs/<id>.txt`.
+fn write_log(settings: &BenchSettings, job: &Job, console: &str, r: &RowResult) {
+    let name = if settings.repeat > 1 {
+        format!("{}.txt", trajectory_dir(&r.id, r.repeat))
+    } else {
+        format!("{}.txt", safe(&r.id))
+    };
+    let bar = "=".repeat(80);
+    let text = match (&r.error, r.score) {
+        (Some(e), _) => format!(
+            "{console}Problem ID: {}\nERROR: {e}\nGround Truth: {}\n",
+            r.id, r.ground_truth
+        ),
+        (None, score) => format!(
+            "{console}\n{bar}\n### Result ###\nProblem ID: {}\nAgent Answer: {}\nGround Truth: {}\nScore: {:.4}\n{bar}\n",
+            r.id,
+            r.answer.as_deref().unwrap_or(""),
+            r.ground_truth,
+            score.unwrap_or(0.0)
+        ),
+    };
+    // A log is a convenience: the row is in results.jsonl either way.
+    let _ = std::fs::write(settings.run_dir.join("logs").join(name), text);
+    let _ = job;
 }
 
 fn safe(s: &str) -> String {
@@ -622,29 +791,30 @@ async fn run_job(shared: &Shared, job: &Job) -> RowResult {
     let row = &job.row;
     let mut result = blank_result(job);
     let client = shared.client.clone();
+    let console = Arc::new(std::sync::Mutex::new(String::new()));
     let answer = match settings.mode {
-        Mode::Sandbox => sandbox_episode(shared, client, job, &mut result).await,
-        Mode::Llm => plain_llm(task, settings, client, row, &mut result).await,
+        Mode::Sandbox => sandbox_episode(shared, client, job, &mut result, console.clone()).await,
+        Mode::Llm => plain_llm(shared, client, row, &mut result, &console).await,
     };
-    let answer = match answer {
-        Ok(a) => a,
-        Err(e) => {
-            result.error = Some(e);
-            return result;
+    let console = console.lock().map(|c| c.clone()).unwrap_or_default();
+    match answer {
+        Ok(answer) => {
+            result.answer = answer.clone();
+            let scorer = row
+                .scorer
+                .as_deref()
+                .and_then(super::score::Scorer::by_name)
+                .unwrap_or_else(|| task.scorer.clone());
+            let t = Instant::now();
+            match scorer.score(answer.as_deref(), row, runtime).await {
+                Score::Value(s) => result.score = Some(s),
+                Score::Error(e) => result.error = Some(e),
+            }
+            result.sandbox_seconds += t.elapsed().as_secs_f64();
         }
-    };
-    result.answer = answer.clone();
-    let scorer = row
-        .scorer
-        .as_deref()
-        .and_then(super::score::Scorer::by_name)
-        .unwrap_or_else(|| task.scorer.clone());
-    let t = Instant::now();
-    match scorer.score(answer.as_deref(), row, runtime).await {
-        Score::Value(s) => result.score = Some(s),
-        Score::Error(e) => result.error = Some(e),
+        Err(e) => result.error = Some(e),
     }
-    result.sandbox_seconds += t.elapsed().as_secs_f64();
+    write_log(settings, job, &console, &result);
     result
 }
 
@@ -653,6 +823,7 @@ async fn sandbox_episode(
     client: Client,
     job: &Job,
     result: &mut RowResult,
+    console: Arc<std::sync::Mutex<String>>,
 ) -> Result<Option<String>, String> {
     let settings = &shared.settings;
     let row = &job.row;
@@ -668,12 +839,27 @@ async fn sandbox_episode(
         record_dir: settings
             .run_dir
             .join("trajectories")
-            .join(safe(&format!("{}_{}", row.id, job.repeat))),
+            .join(trajectory_dir(&row.id, job.repeat)),
         header: json!({"problem_statement": row.problem_statement, "id": row.id, "domain": row.domain, "repeat": job.repeat}),
     };
     let episode = setup(&shared.runtime, client, spec)
         .await
         .map_err(|e| e.to_string())?;
+    if let Ok(mut c) = console.lock() {
+        c.push_str(&format!(
+            "Problem ID: {}\nSystem prompt:\n{}\n\nUser prompt:\n{}\n\n",
+            row.id,
+            episode.settings().prompts.system(),
+            episode.settings().prompts.instance(&row.problem_statement)
+        ));
+    }
+    let sink = console.clone();
+    let episode = episode.on_progress(Box::new(move |line| {
+        if let Ok(mut c) = sink.lock() {
+            c.push_str(line);
+            c.push('\n');
+        }
+    }));
     let r = episode.run(&row.problem_statement).await;
     result.stop = serde_json::to_value(&r.stop)
         .ok()
@@ -687,7 +873,10 @@ async fn sandbox_episode(
     match &r.stop {
         crate::agent::StopReason::LlmError(e) => Err(format!("LLM error: {e}")),
         crate::agent::StopReason::HostError(e) => Err(format!("sandbox host error: {e}")),
-        _ => Ok(r.answer),
+        // As the reference: the answer file stripped, missing = the empty string.
+        _ => Ok(Some(
+            r.answer.map(|a| a.trim().to_string()).unwrap_or_default(),
+        )),
     }
 }
 
@@ -713,18 +902,30 @@ pub fn llm_prompt(task: &TaskSpec, row: &Row) -> String {
 }
 
 async fn plain_llm(
-    task: &TaskSpec,
-    settings: &BenchSettings,
+    shared: &Shared,
     client: Client,
     row: &Row,
     result: &mut RowResult,
+    console: &std::sync::Mutex<String>,
 ) -> Result<Option<String>, String> {
+    let (task, settings) = (&shared.task, &shared.settings);
+    let prompt = match &task.llm_prompt_py {
+        Some(source) => {
+            let script = super::score::RewardScript {
+                source: source.clone(),
+                path: task.dir.as_ref().map(|d| d.join("vanilla_llm_prompt.py")),
+                host: matches!(&task.scorer, super::score::Scorer::Reward(r) if r.host),
+            };
+            super::score::create_prompt(&script, row, &shared.runtime).await?
+        }
+        None => llm_prompt(task, row),
+    };
     let t = Instant::now();
     let reply = client
         .chat(
-            &[Message::text("user", llm_prompt(task, row))],
+            &[Message::text("user", prompt.clone())],
             None,
-            settings.episode.max_tokens,
+            settings.max_response_len.or(settings.episode.max_tokens),
         )
         .await;
     result.llm_seconds = t.elapsed().as_secs_f64();
@@ -732,7 +933,19 @@ async fn plain_llm(
     result.stop = "answered".into();
     result.steps = 1;
     result.tokens = reply.usage.total_tokens;
-    Ok(reply.message.content.map(|c| extract(&c)))
+    let content = reply.message.content.unwrap_or_default();
+    if let Ok(mut c) = console.lock() {
+        c.push_str(&format!("Query:\n{prompt}\n\nResponse:\n{content}\n"));
+    }
+    // With the task's own prompt (and reward.py) the whole reply is the answer, as in the
+    // reference; with ours, the part after `Answer:` or in the last \boxed{}.
+    Ok(Some(
+        if task.llm_prompt_py.is_some() || matches!(task.scorer, super::score::Scorer::Reward(_)) {
+            content
+        } else {
+            extract(&content)
+        },
+    ))
 }
 
 #[cfg(test)]

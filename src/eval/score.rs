@@ -1,7 +1,10 @@
 //! Scoring an answer against the ground truth: built-in scorers, and a task's `reward.py`
-//! (`compute_score(agent_answer, ground_truth, **row)`) run unchanged inside the WASM Python.
-//! A scorer that fails gives an error, never a silent 0.
+//! (`compute_score(agent_answer, ground_truth, **row)`) run unchanged, inside the WASM Python
+//! or (`--reward-python host`) with the host's `python3` as the reference does. Task code may
+//! print: its result travels in a file, not on stdout. A scorer that fails gives an error,
+//! never a silent 0.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,8 +25,22 @@ pub enum Scorer {
     Choice,
     /// `\boxed{}` answers: equal text, equal numbers, or symbolically equal (sympy).
     Math,
-    /// A task's `reward.py` source.
-    Reward(String),
+    /// A task's `reward.py`.
+    Reward(RewardScript),
+    /// An LLM judge (the runner's `--judge-model`) decides.
+    Judge,
+}
+
+/// A task's Python code (`reward.py`, `vanilla_llm_prompt.py`) and where it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RewardScript {
+    /// The source.
+    pub source: String,
+    /// The file it came from (the host mode imports it from there, so files beside it are
+    /// found as in the reference).
+    pub path: Option<PathBuf>,
+    /// Run with the host's `python3` (trusted task code; the answer is passed as data).
+    pub host: bool,
 }
 
 /// A score or why there is none.
@@ -37,7 +54,7 @@ pub enum Score {
 
 impl Scorer {
     /// Names accepted by [`Scorer::by_name`].
-    pub const NAMES: &'static str = "exact, numeric, choice, math";
+    pub const NAMES: &'static str = "exact, numeric, choice, math, judge";
 
     /// The scorer's name (`reward.py` for a task's own).
     pub fn name(&self) -> &'static str {
@@ -47,6 +64,7 @@ impl Scorer {
             Scorer::Choice => "choice",
             Scorer::Math => "math",
             Scorer::Reward(_) => "reward.py",
+            Scorer::Judge => "judge",
         }
     }
 
@@ -57,6 +75,7 @@ impl Scorer {
             "numeric" | "number" => Scorer::Numeric,
             "choice" | "mcq" | "multiple_choice" | "letter" => Scorer::Choice,
             "math" | "boxed" => Scorer::Math,
+            "judge" | "llm_judge" | "llm-judge" => Scorer::Judge,
             _ => return None,
         })
     }
@@ -65,7 +84,8 @@ impl Scorer {
     pub async fn score(&self, answer: Option<&str>, row: &Row, runtime: &Arc<Runtime>) -> Score {
         let Some(answer) = answer else {
             return match self {
-                Scorer::Reward(src) => reward(src, "", row, runtime).await,
+                Scorer::Reward(script) => reward(script, "", row, runtime).await,
+                Scorer::Judge => Score::Error(JUDGE_NEEDED.into()),
                 _ => Score::Value(0.0),
             };
         };
@@ -81,7 +101,8 @@ impl Scorer {
                 _ => false,
             })),
             Scorer::Math => math(&extract(answer), &extract(truth), runtime).await,
-            Scorer::Reward(src) => reward(src, answer, row, runtime).await,
+            Scorer::Reward(script) => reward(script, answer, row, runtime).await,
+            Scorer::Judge => Score::Error(JUDGE_NEEDED.into()),
         }
     }
 }
@@ -193,7 +214,7 @@ def conv(s):
                  ('^', '**'), ('{', '('), ('}', ')'), ('\\', '')]:
         s = s.replace(a, b)
     return sympy.sympify(s, locals={'e': sympy.E, 'E': sympy.E, 'pi': sympy.pi})
-a, b = json.loads(sys.stdin.read())
+a, b = json.load(open('input.json'))
 try:
     print(1 if sympy.simplify(conv(a) - conv(b)) == 0 else 0)
 except Exception:
@@ -210,9 +231,9 @@ async fn math(answer: &str, truth: &str, runtime: &Arc<Runtime>) -> Score {
     let input = json!([answer, truth]).to_string();
     match run_python(
         runtime,
-        &[("check.py", SYMBOLIC)],
+        &[("check.py", SYMBOLIC), ("input.json", input.as_str())],
         &["check.py"],
-        input.as_bytes(),
+        "",
     )
     .await
     {
@@ -221,20 +242,43 @@ async fn math(answer: &str, truth: &str, runtime: &Arc<Runtime>) -> Score {
     }
 }
 
-const REWARD_RUNNER: &str = r#"
-import json, sys
-from reward import compute_score
-req = json.load(open('request.json'))
-row = dict(req['row'])
-answer, truth = req['answer'], row.pop('ground_truth')
-row.pop('agent_answer', None)
-s = compute_score(answer, truth, **row)
-if isinstance(s, dict):
-    s = s.get('score', s.get('reward'))
-print(json.dumps({'score': float(s)}))
+const JUDGE_NEEDED: &str =
+    "this task is scored by an LLM judge: give --judge-model and --judge-base-url";
+
+/// Runs task code on a request read from `request.json`, writing `result.json`: the task's
+/// own prints go wherever they go.
+const TASK_RUNNER: &str = r#"
+import importlib.util, json, sys
+req = json.load(open(sys.argv[1]))
+spec = importlib.util.spec_from_file_location(req['module'], req['path'])
+mod = importlib.util.module_from_spec(spec)
+out = {}
+try:
+    spec.loader.exec_module(mod)
+    if req['call'] == 'compute_score':
+        row = dict(req['row'])
+        truth = row.pop('ground_truth', '')
+        s = mod.compute_score(req['answer'], truth, **row)
+        if isinstance(s, dict):
+            s = s.get('score', s.get('reward'))
+        out = {'score': float(s)}
+    else:
+        if not hasattr(mod, 'create_prompt'):
+            out = {'prompt': req['row']['problem_statement']}
+        else:
+            out = {'prompt': str(mod.create_prompt(dict(req['row'])))}
+except ImportError as e:
+    out = {'error': 'import', 'module': getattr(e, 'name', None) or '', 'message': str(e)}
+except BaseException as e:
+    import traceback
+    traceback.print_exc()
+    out = {'error': type(e).__name__, 'message': str(e)}
+with open(req['result'], 'w') as f:
+    json.dump(out, f)
 "#;
 
-async fn reward(src: &str, answer: &str, row: &Row, runtime: &Arc<Runtime>) -> Score {
+/// Every field of the row as `reward.py` and `create_prompt` see it.
+pub fn row_fields(row: &Row) -> serde_json::Map<String, Value> {
     let mut fields = row.extra.clone();
     fields.insert("id".into(), Value::from(row.id.clone()));
     fields.insert("domain".into(), Value::from(row.domain.clone()));
@@ -243,30 +287,201 @@ async fn reward(src: &str, answer: &str, row: &Row, runtime: &Arc<Runtime>) -> S
         Value::from(row.problem_statement.clone()),
     );
     fields.insert("ground_truth".into(), Value::from(row.ground_truth.clone()));
-    let request = json!({"answer": answer, "row": fields}).to_string();
-    let files = [
-        ("reward.py", src),
-        ("runner.py", REWARD_RUNNER),
-        ("request.json", request.as_str()),
-    ];
-    match run_python(runtime, &files, &["runner.py"], b"").await {
-        Ok(out) => match serde_json::from_str::<Value>(out.trim())
-            .ok()
-            .and_then(|v| v["score"].as_f64())
-        {
-            Some(s) => Score::Value(s),
-            None => Score::Error(format!("reward.py printed no score: {out}")),
-        },
-        Err(e) => Score::Error(format!("reward.py failed: {e}")),
+    fields.insert(
+        "input_files".into(),
+        serde_json::to_value(&row.input_files).unwrap_or(Value::Null),
+    );
+    fields
+}
+
+/// What task code said: its result object, or an error naming what went wrong.
+async fn run_task_code(
+    script: &RewardScript,
+    module: &str,
+    call: &str,
+    answer: &str,
+    fields: serde_json::Map<String, Value>,
+    runtime: &Arc<Runtime>,
+) -> Result<serde_json::Map<String, Value>, String> {
+    let file = format!("{module}.py");
+    let out = if script.host {
+        let path = script
+            .path
+            .clone()
+            .ok_or_else(|| format!("{file} has no file on the host to run"))?;
+        host_python(&path, module, call, answer, fields).await?
+    } else {
+        let request = json!({
+            "module": module, "path": file, "call": call, "answer": answer, "row": fields,
+            "result": "result.json",
+        })
+        .to_string();
+        let files = [
+            (file.as_str(), script.source.as_str()),
+            ("runner.py", TASK_RUNNER),
+            ("request.json", request.as_str()),
+        ];
+        run_python(
+            runtime,
+            &files,
+            &["runner.py", "request.json"],
+            "result.json",
+        )
+        .await?
+    };
+    let Value::Object(out) = serde_json::from_str::<Value>(&out)
+        .map_err(|_| format!("{file} left no result (its output: {})", short(&out)))?
+    else {
+        return Err(format!("{file} left no result"));
+    };
+    if let Some(kind) = out.get("error").and_then(Value::as_str) {
+        let message = out.get("message").and_then(Value::as_str).unwrap_or("");
+        if kind == "import" {
+            let module = out.get("module").and_then(Value::as_str).unwrap_or("?");
+            let place = if script.host {
+                "the host's python3"
+            } else {
+                "the sandbox"
+            };
+            let advice = if script.host {
+                format!("install it (python3 -m pip install {module})")
+            } else {
+                "run it with the host's Python (--reward-python host, with the package \
+                 installed there)"
+                    .into()
+            };
+            return Err(format!(
+                "{file} needs the Python module `{module}`, which {place} lacks ({message}); {advice}"
+            ));
+        }
+        return Err(format!("{file} failed: {kind}: {message}"));
+    }
+    Ok(out)
+}
+
+fn short(s: &str) -> String {
+    let s = s.trim();
+    match s.char_indices().nth(300) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
     }
 }
 
-/// Run a small Python program in a fresh sandbox; its stdout, or the last line of its error.
+async fn reward(script: &RewardScript, answer: &str, row: &Row, runtime: &Arc<Runtime>) -> Score {
+    let out = run_task_code(
+        script,
+        "reward",
+        "compute_score",
+        answer,
+        row_fields(row),
+        runtime,
+    );
+    match out.await {
+        Ok(o) => match o.get("score").and_then(Value::as_f64) {
+            Some(s) => Score::Value(s),
+            None => Score::Error("reward.py returned no number".into()),
+        },
+        Err(e) => Score::Error(e),
+    }
+}
+
+/// Before a run, as the reference does: `compute_score("test", "test")` once, so a missing
+/// package stops the run instead of failing every row. Other failures are fine here.
+///
+/// # Errors
+/// The message naming the missing module.
+pub async fn check_reward(script: &RewardScript, runtime: &Arc<Runtime>) -> Result<(), String> {
+    let mut fields = serde_json::Map::new();
+    fields.insert("ground_truth".into(), Value::from("test"));
+    match run_task_code(script, "reward", "compute_score", "test", fields, runtime).await {
+        Err(e) if e.contains("needs the Python module") => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// `vanilla_llm_prompt.py`'s `create_prompt(row)`: the plain-LLM prompt (the problem statement
+/// when the file has no such function, as in the reference).
+///
+/// # Errors
+/// What went wrong running it.
+pub async fn create_prompt(
+    script: &RewardScript,
+    row: &Row,
+    runtime: &Arc<Runtime>,
+) -> Result<String, String> {
+    let out = run_task_code(
+        script,
+        "vanilla_llm_prompt",
+        "create_prompt",
+        "",
+        row_fields(row),
+        runtime,
+    )
+    .await?;
+    out.get("prompt")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| "vanilla_llm_prompt.py returned no prompt".into())
+}
+
+/// Run task code with the host's `python3` in a temporary folder: the request (answer and
+/// row) is a JSON file, never part of the program; 60 s at most.
+async fn host_python(
+    path: &std::path::Path,
+    module: &str,
+    call: &str,
+    answer: &str,
+    fields: serde_json::Map<String, Value>,
+) -> Result<String, String> {
+    let tmp = tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+    let (runner, request, result) = (
+        tmp.path().join("runner.py"),
+        tmp.path().join("request.json"),
+        tmp.path().join("result.json"),
+    );
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let body = json!({
+        "module": module, "path": abs, "call": call, "answer": answer, "row": fields,
+        "result": result,
+    });
+    std::fs::write(&runner, TASK_RUNNER)
+        .and_then(|_| std::fs::write(&request, body.to_string()))
+        .map_err(|e| format!("cannot write the request: {e}"))?;
+    let mut cmd = tokio::process::Command::new("python3");
+    cmd.arg(&runner)
+        .arg(&request)
+        .current_dir(abs.parent().unwrap_or(tmp.path()))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start the host's python3 (--reward-python host): {e}"))?;
+    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .map_err(|_| format!("{module}.py took longer than 60 s (host python3)"))?
+        .map_err(|e| format!("host python3 failed: {e}"))?;
+    match std::fs::read_to_string(&result) {
+        Ok(text) => Ok(text),
+        Err(_) => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let last = err.lines().last().unwrap_or("no output");
+            Err(format!(
+                "host python3 exited with {} before a result: {last}",
+                out.status
+            ))
+        }
+    }
+}
+
+/// Run a small Python program in a fresh sandbox; the text of `result` (a file it writes in
+/// its workspace), or of its stdout when `result` is empty; else the last line of its error.
 async fn run_python(
     runtime: &Arc<Runtime>,
     files: &[(&str, &str)],
     args: &[&str],
-    stdin: &[u8],
+    result: &str,
 ) -> Result<String, String> {
     // Directory work (temporary folders, files in, removal) off the async threads.
     let runtime = runtime.clone();
@@ -293,9 +508,24 @@ async fn run_python(
     .await
     .map_err(|e| e.to_string())??;
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let r = sandbox.python(&args, stdin).await;
-    let _ = executor::blocking(move || drop(sandbox)).await;
+    let r = sandbox.python(&args, b"").await;
+    let result = result.to_string();
+    let written = executor::blocking(move || {
+        let text = if result.is_empty() {
+            None
+        } else {
+            sandbox.workspace().read_to_string(&result).ok()
+        };
+        drop(sandbox);
+        text
+    })
+    .await
+    .ok()
+    .flatten();
     let r = r.map_err(|e| e.to_string())?;
+    if let Some(text) = written {
+        return Ok(text);
+    }
     if r.exit_code != 0 {
         let err = r.stderr_text();
         let last = err.lines().last().unwrap_or("no output").to_string();

@@ -76,13 +76,7 @@ fn settings(server: &FakeServer, dir: &Path, workers: usize) -> BenchSettings {
 }
 
 fn task(data: String, scorer: Scorer) -> TaskSpec {
-    TaskSpec {
-        name: "t".into(),
-        data,
-        scorer,
-        prompt_config: None,
-        llm_prompt: None,
-    }
+    TaskSpec::new("t", data, scorer)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -134,7 +128,14 @@ async fn reward_py_runs_in_wasm_and_a_failing_one_is_an_error() {
     let good = "def compute_score(agent_answer, ground_truth, **kwargs):\n    assert kwargs['domain'] == 'math' and 'extra_field' in kwargs\n    return 1.0 if agent_answer.strip() == ground_truth else 0.25\n";
     let data = "{\"id\": \"a\", \"domain\": \"math\", \"problem_statement\": \"ANSWER=5\", \"ground_truth\": \"5\", \"extra_field\": 1}\n{\"id\": \"b\", \"domain\": \"math\", \"problem_statement\": \"ANSWER=4\", \"ground_truth\": \"5\", \"extra_field\": 1}\n";
     let dir = tempfile::tempdir().unwrap();
-    let t = task(data.into(), Scorer::Reward(good.into()));
+    let t = task(
+        data.into(),
+        Scorer::Reward(llm_in_sandbox::eval::RewardScript {
+            source: good.into(),
+            path: None,
+            host: false,
+        }),
+    );
     let out = runner::run(
         runtime(),
         &t,
@@ -151,7 +152,14 @@ async fn reward_py_runs_in_wasm_and_a_failing_one_is_an_error() {
 
     let bad = "def compute_score(agent_answer, ground_truth, **kwargs):\n    raise ValueError('cannot score this')\n";
     let dir = tempfile::tempdir().unwrap();
-    let t = task(data.into(), Scorer::Reward(bad.into()));
+    let t = task(
+        data.into(),
+        Scorer::Reward(llm_in_sandbox::eval::RewardScript {
+            source: bad.into(),
+            path: None,
+            host: false,
+        }),
+    );
     let out = runner::run(
         runtime(),
         &t,
@@ -161,7 +169,12 @@ async fn reward_py_runs_in_wasm_and_a_failing_one_is_an_error() {
     .await
     .unwrap();
     assert_eq!(out.summary["overall"]["errors"], 2);
-    assert_eq!(out.summary["overall"]["mean_score"], Value::Null);
+    // As the reference: error rows count as 0 in the mean; the mean over scored rows is
+    // reported beside it (none here).
+    assert_eq!(out.summary["overall"]["mean_score"], 0.0);
+    assert_eq!(out.summary["mean_score"], 0.0);
+    assert_eq!(out.summary["num_errors"], 2);
+    assert_eq!(out.summary["overall"]["mean_score_scored"], Value::Null);
     let r = &report::read_results(&dir.path().join("results.jsonl"))[0];
     assert!(
         r.error

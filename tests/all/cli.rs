@@ -233,7 +233,7 @@ fn run_solves_a_task_against_a_fake_endpoint_and_saves_results() {
         .unwrap()
         .path();
     assert_eq!(
-        std::fs::read_to_string(run_dir.join("output/answer.txt")).unwrap(),
+        std::fs::read_to_string(run_dir.join("files/answer.txt")).unwrap(),
         "3\n"
     );
     let t: serde_json::Value =
@@ -249,12 +249,13 @@ fn run_without_an_endpoint_says_how_to_give_one() {
         .args(["run", "--query", "x"])
         .current_dir(dir.path())
         .env_remove("OPENAI_BASE_URL")
+        .env_remove("LLM_NAME")
         .env_remove("LLM_IN_SANDBOX_CONFIG")
         .env("HOME", dir.path()));
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
     assert!(
-        err.contains("--llm-base-url") && err.contains("OPENAI_BASE_URL"),
+        err.contains("--llm-name") && err.contains("LLM_NAME") && err.contains("LLM_BASE_URL"),
         "{err}"
     );
 }
@@ -284,13 +285,26 @@ fn run_reads_the_config_file() {
             .to_string()
             .contains("Steps Remaining: 7")
     );
+    // An unknown key is a warning naming it (the reference ignores them), not an error; here
+    // the typo leaves no model name, which is the error.
     std::fs::write(dir.path().join("bad.yaml"), "llm_nme: typo\n").unwrap();
+    let o = run(bin()
+        .args(["run", "--query", "x", "--settings", "bad.yaml"])
+        .current_dir(dir.path())
+        .env_remove("LLM_NAME"));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("setting `llm_nme` is not used") && err.contains("no model named"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("bad.yaml"), "max_steps: [1\n").unwrap();
     let o = run(bin()
         .args(["run", "--query", "x", "--config", "bad.yaml"])
         .current_dir(dir.path()));
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("unknown field `llm_nme`"),
+        text(&o.stderr).contains("bad.yaml is not valid"),
         "{}",
         text(&o.stderr)
     );
@@ -353,7 +367,7 @@ fn benchmark_reports_bad_rows_by_line_and_runs_the_rest() {
         .unwrap()
         .path();
     assert!(
-        run_dir.to_string_lossy().ends_with("_d_m_sandbox"),
+        run_dir.to_string_lossy().ends_with("_d_m_LLMinSandbox"),
         "{}",
         run_dir.display()
     );
@@ -367,7 +381,7 @@ fn benchmark_reports_bad_rows_by_line_and_runs_the_rest() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let svg = std::fs::read_to_string(svg).unwrap();
     assert!(
-        svg.starts_with("<svg") && svg.matches("m sandbox").count() == 2,
+        svg.starts_with("<svg") && svg.matches("m llm-in-sandbox").count() == 2,
         "{svg}"
     );
     let o = run(bin()

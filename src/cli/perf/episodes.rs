@@ -264,12 +264,6 @@ fn synthetic_task(
         })
         .collect();
     let rows = llm_in_sandbox::eval::parse_jsonl(&data).0;
-    let task = llm_in_sandbox::eval::TaskSpec {
-        name: name.into(),
-        data,
-        scorer: llm_in_sandbox::eval::Scorer::Exact,
-        prompt_config: None,
-        llm_prompt: None,
-    };
+    let task = llm_in_sandbox::eval::TaskSpec::new(name, data, llm_in_sandbox::eval::Scorer::Exact);
     (task, rows)
 }
