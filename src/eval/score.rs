@@ -248,8 +248,9 @@ const JUDGE_NEEDED: &str =
 /// Runs task code on a request read from `request.json`, writing `result.json`: the task's
 /// own prints go wherever they go.
 const TASK_RUNNER: &str = r#"
-import importlib.util, json, sys
+import importlib.util, json, os, sys
 req = json.load(open(sys.argv[1]))
+sys.path.insert(0, os.path.dirname(os.path.abspath(req['path'])))
 spec = importlib.util.spec_from_file_location(req['module'], req['path'])
 mod = importlib.util.module_from_spec(spec)
 out = {}

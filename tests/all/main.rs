@@ -10,5 +10,6 @@ mod escapes;
 mod faults;
 mod limits;
 mod python;
+mod reference;
 mod setup;
 mod shell;
