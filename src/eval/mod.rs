@@ -2,6 +2,7 @@
 //! resumable runs and shards.
 
 pub mod dataset;
+pub mod judge;
 pub mod report;
 pub mod runner;
 pub mod score;
