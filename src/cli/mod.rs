@@ -2,6 +2,7 @@
 //! library's validated settings.
 
 mod benchmark;
+mod judge;
 mod perf;
 mod run;
 
@@ -93,6 +94,14 @@ enum Command {
     Merge(benchmark::MergeArgs),
     /// Draw the score per domain of several runs side by side (e.g. sandbox vs llm mode) as SVG.
     Plot(benchmark::PlotArgs),
+    /// Re-score a finished benchmark run with an LLM judge (as the reference's judge.py does
+    /// for physics and long-context tasks): each answer is compared with the official one
+    /// by a judge model, 4 times by default, and the row's score becomes the share of
+    /// CORRECT verdicts. Resumable (judgments.jsonl in the run folder).
+    ///
+    /// Example: llm-in-sandbox judge runs/20260101_120000_physics_Qwen3-8B_sandbox
+    ///          --judge-model Qwen3-30B-A3B-Instruct --judge-base-url http://localhost:8000/v1
+    Judge(judge::JudgeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -176,6 +185,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Benchmark(args) => benchmark::run(&cli.global, *args),
         Command::Merge(args) => benchmark::merge(args),
         Command::Plot(args) => benchmark::plot(args),
+        Command::Judge(args) => judge::run(args),
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod dataset;
 pub mod hub;
+pub mod judge;
 pub mod report;
 pub mod runner;
 pub mod score;
