@@ -96,6 +96,31 @@ pub struct BenchmarkArgs {
     /// What to do with malformed rows.
     #[arg(long, value_enum, default_value = "skip")]
     bad_rows: BadRows,
+    /// Score with an LLM judge (the reference's judge.py protocol: CORRECT / INCORRECT per
+    /// call, the row's score the mean over --judge-repeats calls), for tasks whose reward.py
+    /// is a placeholder (physics, long_context) or that say `scorer: judge`. Judged as rows
+    /// finish; the scorer's own score is kept in results.jsonl as `reward`.
+    #[arg(long, alias = "judge_model", value_name = "MODEL")]
+    judge_model: Option<String>,
+    /// The judge's endpoint (default: the model's base URL).
+    #[arg(
+        long,
+        alias = "judge_base_url",
+        value_name = "URL",
+        requires = "judge_model"
+    )]
+    judge_base_url: Option<String>,
+    /// The judge endpoint's API key (default: the model's).
+    #[arg(
+        long,
+        alias = "judge_api_key",
+        value_name = "KEY",
+        requires = "judge_model"
+    )]
+    judge_api_key: Option<String>,
+    /// Judge calls per answer.
+    #[arg(long, alias = "judge_repeats", default_value_t = eval::judge::DEFAULT_REPEATS, value_name = "N")]
+    judge_repeats: u32,
     #[command(flatten)]
     model: ModelArgs,
 }
@@ -185,6 +210,23 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
             args.output_dir.join(name)
         }
     };
+    let judge = match &args.judge_model {
+        Some(m) => {
+            if args.judge_repeats == 0 {
+                bail!("--judge-repeats must be at least 1");
+            }
+            let base = args
+                .judge_base_url
+                .clone()
+                .unwrap_or_else(|| llm.base_url.clone());
+            let mut cfg = llm_in_sandbox::llm::LlmConfig::new(base, super::run::strip_provider(m));
+            cfg.api_key = args.judge_api_key.clone().or_else(|| llm.api_key.clone());
+            let mut js = eval::judge::JudgeSettings::new(cfg);
+            js.repeats = args.judge_repeats;
+            Some(eval::judge::Judge::new(js).context("cannot set up the judge's client")?)
+        }
+        None => None,
+    };
     let runtime = global.load_runtime_for(args.num_workers)?;
     eprintln!(
         "llm-in-sandbox: {} rows x {} from task {} with {} ({} mode, {} workers) -> {}",
@@ -207,6 +249,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         llm,
         episode,
         max_response_len: Some(max_response_len),
+        judge,
         extra_config,
         sandbox,
         progress: true,

@@ -104,6 +104,9 @@ pub struct BenchSettings {
     pub episode: EpisodeSettings,
     /// `max_tokens` of the one call in plain-LLM mode (the reference's `max_response_len`).
     pub max_response_len: Option<u32>,
+    /// An LLM judge: when set, its score (mean over its repeats) is each answered row's score,
+    /// the scorer's kept as `reward`; required by a task whose scorer is `judge`.
+    pub judge: Option<super::judge::Judge>,
     /// Settings of the reference's kind recorded in `results.json`'s `config` as given
     /// (e.g. `docker_image`, `save_litellm_response`); ours are added beside them.
     pub extra_config: serde_json::Map<String, Value>,
@@ -128,6 +131,7 @@ impl BenchSettings {
             llm,
             episode: EpisodeSettings::default(),
             max_response_len: None,
+            judge: None,
             extra_config: serde_json::Map::new(),
             sandbox: SandboxSettings::default(),
             progress: false,
@@ -370,6 +374,7 @@ fn identity(task: &TaskSpec, settings: &BenchSettings) -> Value {
             task.llm_prompt_py.as_deref().unwrap_or("")
         )),
         "scorer": task.scorer.name(),
+        "judge": settings.judge.as_ref().map(|j| j.model().to_string()),
         "scorer_sha256": hash(&format!("{:?}", task.scorer)),
     })
 }
@@ -449,6 +454,13 @@ pub async fn run(
         settings.episode.prompts = p.clone();
     }
     settings.episode.prompts.check("the prompts")?;
+    if task.scorer == super::score::Scorer::Judge && settings.judge.is_none() {
+        return Err(RunError::Reward(format!(
+            "task {} is scored by an LLM judge (scorer: judge): give --judge-model (and \
+             --judge-base-url when the judge is served elsewhere than the model)",
+            task.name
+        )));
+    }
     if let super::score::Scorer::Reward(script) = &task.scorer {
         // As the reference: one call before the run, so a missing package stops it here.
         super::score::check_reward(script, &runtime)
@@ -642,6 +654,7 @@ fn run_config(task: &TaskSpec, settings: &BenchSettings, identity: Value) -> Val
         "max_response_len": settings.max_response_len,
         "extra_body": settings.llm.extra_body,
         "sandbox": "wasm (in-process)",
+        "judge": settings.judge.as_ref().map(|j| json!({"model": j.model(), "repeats": j.repeats()})),
         "task": task.name, "model": settings.llm.model, "scorer": task.scorer.name(),
         "repeat": settings.repeat, "start_id": settings.start, "end_id": settings.end,
         "identity": identity,
@@ -806,11 +819,32 @@ async fn run_job(shared: &Shared, job: &Job) -> RowResult {
                 .and_then(super::score::Scorer::by_name)
                 .unwrap_or_else(|| task.scorer.clone());
             let t = Instant::now();
-            match scorer.score(answer.as_deref(), row, runtime).await {
-                Score::Value(s) => result.score = Some(s),
-                Score::Error(e) => result.error = Some(e),
+            if scorer != super::score::Scorer::Judge {
+                match scorer.score(answer.as_deref(), row, runtime).await {
+                    Score::Value(s) => result.score = Some(s),
+                    Score::Error(e) => result.error = Some(e),
+                }
             }
             result.sandbox_seconds += t.elapsed().as_secs_f64();
+            if let Some(judge) = &settings.judge {
+                // Judged here, while other episodes run; recorded with the row, so a resumed
+                // run never judges a row twice.
+                let t = Instant::now();
+                let j = judge
+                    .judge(
+                        &row.problem_statement,
+                        answer.as_deref().unwrap_or(""),
+                        &row.ground_truth,
+                    )
+                    .await;
+                result.llm_seconds += t.elapsed().as_secs_f64();
+                result.reward = result.score;
+                if let Some(e) = result.error.take() {
+                    result.warning = Some(format!("scorer failed, judge decided: {e}"));
+                }
+                result.score = Some(j.score);
+                result.judge = Some(json!({"model": judge.model(), "verdicts": j.verdicts}));
+            }
         }
         Err(e) => result.error = Some(e),
     }

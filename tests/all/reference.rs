@@ -388,3 +388,81 @@ fn reference_task_names_map_to_ours_or_say_what_to_do() {
         assert_eq!(t.name, ours);
     }
 }
+
+#[test]
+fn a_judge_scored_task_is_judged_as_rows_finish() {
+    // One server for the agent and the judge; the judge says CORRECT (after some thinking)
+    // only for the Paris row.
+    let server = FakeServer::start(Box::new(|req: &Value| {
+        if req["model"] == "judge-m" {
+            let prompt = req["messages"][0]["content"].as_str().unwrap_or("");
+            return Reply::text(if prompt.contains("Paris") {
+                "<think>looks INCORRECT at first</think> CORRECT"
+            } else {
+                "INCORRECT"
+            });
+        }
+        let msgs = req["messages"].as_array().cloned().unwrap_or_default();
+        if msgs.iter().any(|m| m["role"] == "tool") {
+            return Reply::calls(&[("submit", "{}")]);
+        }
+        let all = msgs[1]["content"].as_str().unwrap_or("").to_string();
+        let answer = all
+            .split("ANSWER=")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .unwrap_or("x");
+        let cmd = format!("echo {answer} > /testbed/out2/answer.txt");
+        Reply::calls(&[("execute_bash", &json!({"command": cmd}).to_string())])
+    }))
+    .unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let task = task_folder(root.path());
+    let cfg = CONFIG.replace("unused_setting: 3", "scorer: judge");
+    std::fs::write(task.join("config.yaml"), cfg).unwrap();
+    let o = run(bin()
+        .args(["benchmark", "--task"])
+        .arg(&task)
+        .args(["--llm-name", "m", "--llm-base-url", &server.url])
+        .arg("--output-dir")
+        .arg(root.path().join("out")));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--judge-model"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run(bin()
+        .args(["benchmark", "--task"])
+        .arg(&task)
+        .args(["--llm-name", "m", "--llm-base-url", &server.url])
+        .args(["--judge-model", "judge-m", "--judge-repeats", "2"])
+        .arg("--output-dir")
+        .arg(root.path().join("out")));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let judge_calls: Vec<Value> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r["model"] == "judge-m")
+        .collect();
+    assert_eq!(judge_calls.len(), 8, "4 rows x 2 repeats");
+    assert!(
+        judge_calls
+            .iter()
+            .all(|r| r["temperature"] == 0.7 && r["max_tokens"] == 16384)
+    );
+    let run_dir = only_run_dir(&root.path().join("out"));
+    let results = json_file(&run_dir.join("results.json"));
+    assert_eq!(results["mean_score"], 0.25, "{results}");
+    assert_eq!(results["config"]["judge"]["model"], "judge-m");
+    let rows = llm_in_sandbox::eval::report::read_results(&run_dir.join("results.jsonl"));
+    let q2 = rows.iter().find(|r| r.id == "q2").unwrap();
+    assert_eq!(q2.score, Some(1.0));
+    assert_eq!(
+        q2.judge.as_ref().unwrap()["verdicts"],
+        json!(["CORRECT", "CORRECT"])
+    );
+    let traj = json_file(&run_dir.join("trajectory.json"));
+    assert_eq!(traj["q2"]["reward"], 1.0);
+    assert_eq!(traj["q1"]["reward"], 0.0);
+}
