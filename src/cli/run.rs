@@ -330,6 +330,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = prompt_config {
         prompts = prompts.load(&p)?;
     }
+    let answer_file = prompts.answer_file.clone();
     let settings = EpisodeSettings { prompts, ..episode };
     let run_dir = args.output_dir.join(timestamp());
     let input_files = match &args.input_dir {
@@ -390,7 +391,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     match &result.answer {
         Some(a) => println!("{}", a.trim_end()),
         None => {
-            eprintln!("llm-in-sandbox: no answer file was written (/testbed/output/answer.txt)")
+            eprintln!("llm-in-sandbox: no answer file was written ({answer_file})")
         }
     }
     Ok(match result.stop {
