@@ -771,7 +771,7 @@ fn write_log(settings: &BenchSettings, job: &Job, console: &str, r: &RowResult) 
     let bar = "=".repeat(80);
     let text = match (&r.error, r.score) {
         (Some(e), _) => format!(
-            "{console}Problem ID: {}\nERROR: {e}\nGround Truth: {}\n",
+            "{console}\n{bar}\nProblem ID: {}\nERROR: {e}\nGround Truth: {}\n",
             r.id, r.ground_truth
         ),
         (None, score) => format!(
