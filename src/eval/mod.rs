@@ -2,6 +2,7 @@
 //! resumable runs and shards.
 
 pub mod dataset;
+pub mod hub;
 pub mod report;
 pub mod runner;
 pub mod score;
