@@ -8,6 +8,7 @@ mod common;
 mod editor;
 mod escapes;
 mod faults;
+mod hub;
 mod judge;
 mod limits;
 mod python;
