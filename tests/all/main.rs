@@ -9,6 +9,7 @@ mod editor;
 mod escapes;
 mod faults;
 mod limits;
+mod observations;
 mod python;
 mod setup;
 mod shell;
