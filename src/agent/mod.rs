@@ -1,6 +1,11 @@
 //! One LLM-in-Sandbox episode: the model gets a task, works in the sandbox through the three
 //! tools, and ends by calling `submit`, or the episode stops at its step or token budget, or on
 //! an LLM error it cannot survive. Everything is recorded as it happens.
+//!
+//! The conversation is the reference's (`Agent.run` in `llm_in_sandbox/agent.py`): before each
+//! model call `\nSteps Remaining: N` is appended to the content of the last message, whatever
+//! its role, and stays there; only the first tool call of a reply is run; a reply without one
+//! gets [`NO_TOOL_CALL`] as a user message.
 
 pub mod prompt;
 pub mod setup;
@@ -12,13 +17,77 @@ use serde_json::{Value, json};
 
 use crate::llm::{Client, LlmError, Message, ToolCall, Usage, tool_calls_in_content};
 use crate::runtime::executor;
-use crate::tools::{Toolbox, schemas};
+use crate::tools::{NO_TOOL_CALL, Toolbox, schemas};
 pub use prompt::Prompts;
 pub use setup::{EpisodeSpec, SandboxSettings, SetupError, setup};
 use trajectory::{Action, Recorder, Step, StepMeta};
 
 /// The smallest `max_tokens` a context-length error may shrink to (as the reference).
 pub const MIN_MAX_TOKENS: u32 = 8192;
+
+/// Tokens the reference leaves free when it fits `max_tokens` to a server's context.
+const CONTEXT_MARGIN: u64 = 100;
+
+/// What the reference appends (after a newline) to the last message before each model call,
+/// with `remaining` = max_steps - steps taken. Its loop never calls the model with none left,
+/// so the second text is never sent there, nor here.
+pub fn steps_remaining_text(remaining: u32) -> String {
+    if remaining > 0 {
+        format!("Steps Remaining: {remaining}")
+    } else {
+        "You have reached the maximum number of steps. Please submit your answer NOW.".into()
+    }
+}
+
+/// The numbers in a context-length error, read with the reference's two patterns:
+/// (the model's context, the prompt's tokens). vLLM says e.g. "maximum context length of 32768
+/// tokens. You requested a total of 40000 tokens: 31000 tokens from the input messages and
+/// 9000 tokens for the completion".
+pub fn parse_context_error(message: &str) -> (Option<u64>, Option<u64>) {
+    static PATTERNS: std::sync::OnceLock<Option<(regex::Regex, regex::Regex)>> =
+        std::sync::OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        let context = regex::Regex::new(r"(?i)(?:maximum|context)[^\d]*(\d+)\s*tokens").ok()?;
+        let input = regex::Regex::new(
+            r"(?i)(\d+)\s*tokens?\s*(?:from\s*(?:the\s*)?(?:input|messages?)|in\s*(?:the\s*)?(?:input|prompt|messages?))",
+        )
+        .ok()?;
+        Some((context, input))
+    });
+    let Some((context, input)) = patterns else {
+        return (None, None);
+    };
+    let number = |re: &regex::Regex| {
+        re.captures(message)
+            .and_then(|c| c.get(1))
+            .and_then(|m| m.as_str().parse::<u64>().ok())
+    };
+    (number(context), number(input))
+}
+
+/// The `max_tokens` to retry with after a context-length error `message`, or `None` to give
+/// up, as the reference decides: with both numbers read, context - prompt - 100, if that is at
+/// least 8,192 and smaller than the current value; otherwise half the current value, not below
+/// 8,192. `None` as the current value (the server's default) counts as 16,384 for halving.
+pub fn context_retry_max_tokens(message: &str, current: Option<u32>) -> Option<u32> {
+    match parse_context_error(message) {
+        (Some(context), Some(input)) if context > 0 && input > 0 => {
+            let room = context.saturating_sub(input).saturating_sub(CONTEXT_MARGIN);
+            if room < u64::from(MIN_MAX_TOKENS) {
+                return None;
+            }
+            let room = u32::try_from(room).unwrap_or(u32::MAX);
+            match current {
+                Some(c) if room >= c => None,
+                _ => Some(room),
+            }
+        }
+        _ => {
+            let current = current.unwrap_or(2 * MIN_MAX_TOKENS);
+            (current > MIN_MAX_TOKENS).then(|| (current / 2).max(MIN_MAX_TOKENS))
+        }
+    }
+}
 
 /// Settings of an episode.
 #[derive(Debug, Clone)]
@@ -27,8 +96,9 @@ pub struct EpisodeSettings {
     pub max_steps: u32,
     /// Stop once a call's total tokens (the context in use) reach this. Default 65,536.
     pub max_token_limit: u64,
-    /// `max_tokens` per call; `None` leaves it to the server. A context-length error halves it
-    /// (not below 8,192), then ends the episode.
+    /// `max_tokens` per call; `None` leaves it to the server. A context-length error fits it to
+    /// the context the server names, or else halves it (not below 8,192), then ends the
+    /// episode ([`context_retry_max_tokens`]).
     pub max_tokens: Option<u32>,
     /// Prompts, and the folders they name (input files, the answer file read at the end).
     pub prompts: Prompts,
@@ -175,14 +245,7 @@ impl Episode {
         let mut state = Turns {
             messages: vec![
                 Message::text("system", self.settings.prompts.system()),
-                Message::text(
-                    "user",
-                    format!(
-                        "{}\n\nSteps Remaining: {}",
-                        self.settings.prompts.instance(problem_statement),
-                        self.settings.max_steps
-                    ),
-                ),
+                Message::text("user", self.settings.prompts.instance(problem_statement)),
             ],
             tools: schemas(),
             usage: Usage::default(),
@@ -195,10 +258,22 @@ impl Episode {
             if state.step >= self.settings.max_steps {
                 break StopReason::MaxSteps;
             }
+            let remaining = steps_remaining_text(self.settings.max_steps - state.step);
+            if let Some(last) = state.messages.last_mut() {
+                let content = last.content.get_or_insert_with(String::new);
+                content.push('\n');
+                content.push_str(&remaining);
+            }
             state.step += 1;
-            let (msg, total_tokens, turn_time) = match self.ask(&mut state).await {
-                Ok(Some(reply)) => reply,
-                Ok(None) => continue, // retry the step with a smaller max_tokens
+            let asked = loop {
+                match self.ask(&mut state).await {
+                    Ok(Some(reply)) => break Ok(reply),
+                    Ok(None) => {} // asked again with a smaller max_tokens
+                    Err(stop) => break Err(stop),
+                }
+            };
+            let (msg, total_tokens, turn_time) = match asked {
+                Ok(reply) => reply,
                 Err(stop) => break stop,
             };
             match self.act(&mut state, msg, turn_time).await {
@@ -214,7 +289,7 @@ impl Episode {
     }
 
     /// One model call. `Ok(None)`: the context was too long and `max_tokens` was shrunk, so
-    /// the step is to be asked again.
+    /// the same messages are to be sent again.
     async fn ask(
         &mut self,
         st: &mut Turns,
@@ -232,14 +307,11 @@ impl Episode {
             Ok(r) => r,
             Err(LlmError::ContextLength(msg)) => {
                 self.recorder.event(json!({"type": "error", "step": step, "error": format!("context length: {msg}")}));
-                let current = st.max_tokens.unwrap_or(2 * MIN_MAX_TOKENS);
-                if current > MIN_MAX_TOKENS {
-                    let smaller = (current / 2).max(MIN_MAX_TOKENS);
+                if let Some(smaller) = context_retry_max_tokens(&msg, st.max_tokens) {
                     st.max_tokens = Some(smaller);
                     self.say(&format!(
                         "step {step}: context too long; retrying with max_tokens={smaller}"
                     ));
-                    st.step -= 1;
                     return Ok(None);
                 }
                 return Err(StopReason::ContextLength);
@@ -263,7 +335,9 @@ impl Episode {
         Ok(Some((reply.message, reply.usage.total_tokens, turn_time)))
     }
 
-    /// Run the reply's tool calls in order and answer each. `Ok(true)`: submitted.
+    /// Run the reply's first tool call and answer it (the reference runs only the first; the
+    /// others are dropped from the history, so every call the model sees has its answer).
+    /// `Ok(true)`: submitted.
     async fn act(
         &mut self,
         st: &mut Turns,
@@ -273,115 +347,83 @@ impl Episode {
         let step = st.step;
         let thought = msg.content.clone().unwrap_or_default();
         let native = !msg.tool_calls.is_empty();
-        let calls: Vec<ToolCall> = if native {
-            msg.tool_calls.clone()
+        let call: Option<ToolCall> = if native {
+            msg.tool_calls.first().cloned()
         } else {
-            tool_calls_in_content(&thought)
-        };
+            tool_calls_in_content(&thought).into_iter().next()
+        }
+        .map(|mut c| {
+            if c.id.is_empty() {
+                c.id = format!("call_{step}_0");
+            }
+            c
+        });
         st.messages.push(Message {
             role: "assistant".into(),
             content: msg.content.clone(),
-            tool_calls: msg.tool_calls.clone(),
+            tool_calls: if native {
+                call.iter().cloned().collect()
+            } else {
+                Vec::new()
+            },
             tool_call_id: None,
             reasoning: None,
         });
-        let remaining = self.settings.max_steps - step;
-        if calls.is_empty() {
+        let Some(call) = call else {
             self.say(&format!("step {step}: no tool call"));
+            st.messages.push(Message::text("user", NO_TOOL_CALL));
+            return Ok(false);
+        };
+        let out = match self
+            .tools
+            .call(&call.function.name, &call.function.arguments)
+            .await
+        {
+            Ok(o) => o,
+            Err(fault) => {
+                let why = fault.to_string();
+                self.recorder.event(
+                    json!({"type": "error", "step": step, "error": format!("host fault: {why}")}),
+                );
+                self.say(&format!("step {step}: host fault: {why}"));
+                return Err(StopReason::HostError(why));
+            }
+        };
+        st.tool_time += out.duration;
+        if native {
+            st.messages
+                .push(Message::tool(&call.id, out.observation.clone()));
+        } else {
             st.messages.push(Message::text(
                 "user",
-                format!(
-                    "No tool call was found in your reply. Work with the tools: execute_bash, str_replace_editor, and submit once the answer is in {}.\n\nSteps Remaining: {remaining}",
-                    self.settings.prompts.answer_file
-                ),
+                format!("Observation ({}):\n{}", call.function.name, out.observation),
             ));
-            return Ok(false);
         }
-        let mut submitted = false;
-        let mut content_observations = Vec::new();
-        for (i, call) in calls.iter().enumerate() {
-            let id = if call.id.is_empty() {
-                format!("call_{step}_{i}")
-            } else {
-                call.id.clone()
-            };
-            let out = if submitted {
-                None
-            } else {
-                match self
-                    .tools
-                    .call(&call.function.name, &call.function.arguments)
-                    .await
-                {
-                    Ok(o) => Some(o),
-                    Err(fault) => {
-                        let why = fault.to_string();
-                        self.recorder.event(
-                            json!({"type": "error", "step": step, "error": format!("host fault: {why}")}),
-                        );
-                        self.say(&format!("step {step}: host fault: {why}"));
-                        return Err(StopReason::HostError(why));
-                    }
-                }
-            };
-            let (text, exit_code, took) = match &out {
-                Some(o) => (o.observation.clone(), o.exit_code, o.duration),
-                None => (
-                    "Not run: the episode ended at submit.".to_string(),
-                    None,
-                    Duration::ZERO,
-                ),
-            };
-            st.tool_time += took;
-            let last = i + 1 == calls.len();
-            let text_for_model = if last && !out.as_ref().is_some_and(|o| o.submitted) {
-                format!("{text}\n\nSteps Remaining: {remaining}")
-            } else {
-                text.clone()
-            };
-            if native {
-                st.messages.push(Message::tool(&id, text_for_model));
-            } else {
-                content_observations.push(format!(
-                    "Observation ({}):\n{text_for_model}",
-                    call.function.name
-                ));
-            }
-            self.say(&format!(
-                "step {step}: {} {}{} ({:.2}s)",
-                call.function.name,
-                short(&call.function.arguments, 60),
-                exit_code
-                    .map(|c| format!(" -> exit {c}"))
-                    .unwrap_or_default(),
-                took.as_secs_f64()
-            ));
-            self.recorder.step(Step {
-                thought: if i == 0 {
-                    thought.clone()
-                } else {
-                    String::new()
-                },
-                action: Action {
-                    function: call.function.name.clone(),
-                    parameters: serde_json::from_str(&call.function.arguments)
-                        .unwrap_or_else(|_| Value::String(call.function.arguments.clone())),
-                },
-                observation: text,
-                metadata: StepMeta {
-                    step,
-                    exec_time: took.as_secs_f64(),
-                    llm_time: turn_time.as_secs_f64(),
-                    exit_code,
-                },
-            });
-            submitted |= out.is_some_and(|o| o.submitted);
-        }
-        if !content_observations.is_empty() {
-            st.messages
-                .push(Message::text("user", content_observations.join("\n\n")));
-        }
-        Ok(submitted)
+        self.say(&format!(
+            "step {step}: {} {}{} ({:.2}s)",
+            call.function.name,
+            short(&call.function.arguments, 60),
+            out.exit_code
+                .map(|c| format!(" -> exit {c}"))
+                .unwrap_or_default(),
+            out.duration.as_secs_f64()
+        ));
+        self.recorder.step(Step {
+            thought,
+            action: Action {
+                function: call.function.name.clone(),
+                parameters: serde_json::from_str(&call.function.arguments)
+                    .unwrap_or_else(|_| Value::String(call.function.arguments.clone())),
+            },
+            observation: out.observation,
+            metadata: StepMeta {
+                step,
+                exec_time: out.duration.as_secs_f64(),
+                llm_time: turn_time.as_secs_f64(),
+                exit_code: out.exit_code,
+            },
+        });
+        Ok(out.submitted)
     }
 
     async fn finish(self, stop: StopReason, st: Turns, started: Instant) -> EpisodeResult {
@@ -430,5 +472,88 @@ impl Episode {
             .await
             .ok()
             .flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VLLM: &str = "This model's maximum context length of 32768 tokens. However, you requested 40000 tokens in the messages, Please reduce the length of the messages.";
+
+    #[test]
+    fn reads_vllm_context_errors() {
+        assert_eq!(
+            parse_context_error(
+                "maximum context length of 163840 tokens. You requested a total of 179069 tokens: 113533 tokens from the input messages and 65536 tokens for the completion"
+            ),
+            (Some(163_840), Some(113_533))
+        );
+        assert_eq!(parse_context_error(VLLM), (Some(32_768), Some(40_000)));
+        assert_eq!(
+            parse_context_error(
+                "{\"message\": \"Context window is 8192 tokens; 9000 token in prompt\"}"
+            ),
+            (Some(8192), Some(9000))
+        );
+        // The older vLLM wording names the prompt's size without "tokens" after it.
+        assert_eq!(
+            parse_context_error(
+                "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens (30000 in the messages, 10000 in the completion)."
+            ),
+            (Some(32_768), None)
+        );
+        assert_eq!(parse_context_error("prompt is too long"), (None, None));
+    }
+
+    #[test]
+    fn fits_max_tokens_to_the_context_or_halves() {
+        let vllm = |c: u64, n: u64| {
+            format!(
+                "maximum context length of {c} tokens. You requested a total of 99 tokens: {n} tokens from the input messages"
+            )
+        };
+        assert_eq!(
+            context_retry_max_tokens(&vllm(32_768, 20_000), Some(65_536)),
+            Some(12_668)
+        );
+        assert_eq!(
+            context_retry_max_tokens(&vllm(32_768, 20_000), None),
+            Some(12_668)
+        );
+        // Already small enough: the error is not about max_tokens, give up.
+        assert_eq!(
+            context_retry_max_tokens(&vllm(32_768, 20_000), Some(12_668)),
+            None
+        );
+        // Less than 8,192 would fit.
+        assert_eq!(
+            context_retry_max_tokens(&vllm(32_768, 24_500), Some(65_536)),
+            None
+        );
+        assert_eq!(
+            context_retry_max_tokens(&vllm(32_768, 24_476), Some(65_536)),
+            Some(8192)
+        );
+        // Unreadable: halve, not below 8,192, then give up.
+        assert_eq!(
+            context_retry_max_tokens("too long", Some(65_536)),
+            Some(32_768)
+        );
+        assert_eq!(
+            context_retry_max_tokens("too long", Some(10_000)),
+            Some(8192)
+        );
+        assert_eq!(context_retry_max_tokens("too long", Some(8192)), None);
+        assert_eq!(context_retry_max_tokens("too long", None), Some(8192));
+    }
+
+    #[test]
+    fn steps_text() {
+        assert_eq!(steps_remaining_text(3), "Steps Remaining: 3");
+        assert_eq!(
+            steps_remaining_text(0),
+            "You have reached the maximum number of steps. Please submit your answer NOW."
+        );
     }
 }

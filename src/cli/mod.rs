@@ -123,7 +123,8 @@ struct ExecArgs {
     /// --bash 'ls -la | head; python3 -c "print(1)"'. `exec -- bash -c SCRIPT` does the same.
     #[arg(long, value_name = "SCRIPT", conflicts_with = "command")]
     bash: Option<String>,
-    /// With --bash: print the observation the model would see (Exit code, [STDOUT], [STDERR]).
+    /// With --bash: print the observation the model would see (`Exit code: ...`,
+    /// `Execution output of \[execute_bash]:`, `\[STDOUT]`, `\[STDERR]`).
     #[arg(long, requires = "bash")]
     observation: bool,
     /// Hosts the sandbox may reach (curl/wget in the shell; comma-separated host or

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use bashkit::{Bash, ExecutionLimits, NetworkAllowlist, PosixFs, SessionLimits};
 
 pub use crate::sandbox::NetworkPolicy;
-pub use observation::{ObservationFormat, observation};
+pub(crate) use observation::strip_terminal_codes;
+pub use observation::{ObservationFormat, TRUNCATION_NOTE, observation, timeout_text};
 
 use crate::runtime::executor;
 use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
@@ -77,7 +78,8 @@ impl Default for ShellSettings {
 pub enum CommandOutcome {
     /// The script ran to its end (any exit code).
     Completed,
-    /// The per-call time limit passed; output up to then is kept (exit code 124).
+    /// The per-call time limit passed (exit code 124). The output up to then is kept here;
+    /// the model's observation says only that the command took too long, as the reference's.
     Timeout,
     /// The script could not be parsed (exit code 2).
     SyntaxError,
@@ -98,6 +100,8 @@ pub struct CommandResult {
     pub outcome: CommandOutcome,
     /// Wall-clock duration.
     pub duration: Duration,
+    /// The per-call time limit that applied (the observation of a timeout names it).
+    pub timeout: Duration,
 }
 
 /// One episode's shell.
@@ -224,6 +228,7 @@ impl Shell {
                 stderr: r.stderr.text_lossy().into_owned(),
                 outcome: CommandOutcome::Completed,
                 duration,
+                timeout: self.settings.timeout,
             },
             Err(e) => {
                 let (out, err) = partial;
@@ -247,6 +252,7 @@ impl Shell {
                     stderr,
                     outcome,
                     duration,
+                    timeout: self.settings.timeout,
                 }
             }
         })

@@ -1,9 +1,30 @@
-//! What the model sees after `execute_bash`: the reference system's format (`Exit code: N`,
-//! `[STDOUT]`, `[STDERR]`), each stream cut to its first and last lines when long.
+//! What the model sees after `execute_bash`, byte for byte the reference package's text
+//! (`llm_in_sandbox/observation.py`, `docker_runtime.py`):
+//!
+//! ```text
+//! Exit code: 0                          (or `Error: Exit code N`, or `-1` on a timeout)
+//! Execution output of \[execute_bash]:
+//! \[STDOUT]
+//! <stdout>
+//! \[STDERR]                             (these two only when stderr is not blank)
+//! <stderr>
+//! ```
+//!
+//! The backslashes are literal: the reference escapes the brackets for its terminal library
+//! and the model receives them that way. Colour codes (`ESC[...m`) and carriage returns are
+//! removed from both streams, and a stream of more than 80 lines keeps its first 40 and last 40
+//! lines around a three-line marker.
+
+use std::time::Duration;
 
 use super::{CommandOutcome, CommandResult};
 
-/// How long streams are cut. Default: past 80 lines keep the first 40 and the last 40.
+/// The line between the kept head and tail of a cut stream, with a line of 50 dashes on each
+/// side.
+pub const TRUNCATION_NOTE: &str = "<Observation truncated in middle for saving context>";
+
+/// How long streams are cut. Default (the reference's): past 80 lines keep the first 40 and
+/// the last 40.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ObservationFormat {
     /// A stream longer than this many lines is cut.
@@ -24,75 +45,223 @@ impl Default for ObservationFormat {
     }
 }
 
-fn clip(text: &str, f: &ObservationFormat) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+/// Python's `str.isspace`: Unicode white space plus the separators U+001C..U+001F.
+fn py_isspace(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Whether Python's `s.strip()` would be empty.
+fn is_blank(s: &str) -> bool {
+    s.chars().all(py_isspace)
+}
+
+/// Python's `str.splitlines()` (no line ends kept, no empty last line for a final newline).
+fn splitlines(s: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let end = match c {
+            '\r' => {
+                if let Some((_, '\n')) = chars.peek() {
+                    chars.next();
+                    i + 2
+                } else {
+                    i + 1
+                }
+            }
+            '\n' | '\u{0b}' | '\u{0c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}'
+            | '\u{2029}' => i + c.len_utf8(),
+            _ => continue,
+        };
+        lines.push(&s[start..i]);
+        start = end;
+    }
+    if start < s.len() {
+        lines.push(&s[start..]);
+    }
+    lines
+}
+
+/// What the reference's runtime removes from command output: colour codes (`ESC[` digits and
+/// `;` then `m`) and every carriage return.
+pub(crate) fn strip_terminal_codes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(['\u{1b}', '\r']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if let Some(after) = tail.strip_prefix('\r') {
+            rest = after;
+            continue;
+        }
+        // ESC: a colour code is `ESC [ [0-9;]* m`; anything else stays.
+        let code = tail
+            .strip_prefix("\u{1b}[")
+            .map(|t| t.trim_start_matches(|c: char| c.is_ascii_digit() || c == ';'))
+            .and_then(|t| t.strip_prefix('m'));
+        match code {
+            Some(after) => rest = after,
+            None => {
+                out.push('\u{1b}');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A stream as the reference shows it: whole when short, else head, marker, tail (the cut
+/// stream loses its final newline, as the reference's does).
+fn truncate(text: &str, f: &ObservationFormat) -> String {
+    let lines = splitlines(text);
     if lines.len() <= f.max_lines {
         return text.to_string();
     }
-    let removed = lines.len() - f.head_lines - f.tail_lines.min(lines.len() - f.head_lines);
-    let mut out: String = lines[..f.head_lines].concat();
-    if !out.ends_with('\n') {
-        out.push('\n');
+    let head = f.head_lines.min(lines.len());
+    let tail = f.tail_lines.min(lines.len());
+    let divider = "-".repeat(50);
+    format!(
+        "{}\n{divider}\n{TRUNCATION_NOTE}\n{divider}\n{}",
+        lines[..head].join("\n"),
+        lines[lines.len() - tail..].join("\n")
+    )
+}
+
+/// Seconds as Python prints the reference's timeout (`120`, or `1.5`).
+fn seconds(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        d.as_secs().to_string()
+    } else {
+        d.as_secs_f64().to_string()
     }
-    out.push_str(&format!("... [{removed} lines removed] ...\n"));
-    out.push_str(&lines[lines.len() - f.tail_lines..].concat());
-    out
+}
+
+/// The reference's stdout for a command that ran past the limit (its output is dropped).
+pub fn timeout_text(limit: Duration) -> String {
+    format!(
+        "The command took too long to execute (>{}s)",
+        seconds(limit)
+    )
 }
 
 /// The observation text for a shell call.
 pub fn observation(r: &CommandResult, f: &ObservationFormat) -> String {
-    let mut out = format!("Exit code: {}\n", r.exit_code);
-    if r.outcome == CommandOutcome::Timeout {
-        out.push_str(&format!(
-            "The command timed out after {:.0} s and was stopped; output up to then is below.\n",
-            r.duration.as_secs_f64()
-        ));
+    let (code, stdout, stderr) = if r.outcome == CommandOutcome::Timeout {
+        ("-1".to_string(), timeout_text(r.timeout), String::new())
+    } else {
+        let code = if r.exit_code == 0 {
+            "0".to_string()
+        } else {
+            format!("Error: Exit code {}", r.exit_code)
+        };
+        (
+            code,
+            strip_terminal_codes(&r.stdout),
+            strip_terminal_codes(&r.stderr),
+        )
+    };
+    let stdout = truncate(&stdout, f);
+    let stderr = truncate(&stderr, f);
+    let mut parts = vec![
+        format!("Exit code: {code}"),
+        "Execution output of \\[execute_bash]:".to_string(),
+    ];
+    if is_blank(&stdout) {
+        parts.push("\\[STDOUT]\n".to_string());
+    } else {
+        parts.push(format!("\\[STDOUT]\n{stdout}"));
     }
-    out.push_str("[STDOUT]\n");
-    out.push_str(&clip(&r.stdout, f));
-    if !out.ends_with('\n') {
-        out.push('\n');
+    if !is_blank(&stderr) {
+        parts.push(format!("\\[STDERR]\n{stderr}"));
     }
-    out.push_str("[STDERR]\n");
-    out.push_str(&clip(&r.stderr, f));
-    out
+    parts.join("\n")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
-    fn result(stdout: String) -> CommandResult {
+    fn result(exit_code: i32, stdout: &str, stderr: &str) -> CommandResult {
         CommandResult {
-            exit_code: 0,
-            stdout,
-            stderr: String::new(),
+            exit_code,
+            stdout: stdout.into(),
+            stderr: stderr.into(),
             outcome: CommandOutcome::Completed,
             duration: Duration::ZERO,
+            timeout: Duration::from_secs(120),
         }
+    }
+
+    fn obs(r: &CommandResult) -> String {
+        observation(r, &ObservationFormat::default())
     }
 
     #[test]
     fn short_output_is_kept_whole() {
-        let r = result("a\nb\n".into());
         assert_eq!(
-            observation(&r, &ObservationFormat::default()),
-            "Exit code: 0\n[STDOUT]\na\nb\n[STDERR]\n"
+            obs(&result(0, "a\nb\n", "")),
+            "Exit code: 0\nExecution output of \\[execute_bash]:\n\\[STDOUT]\na\nb\n"
+        );
+    }
+
+    #[test]
+    fn blank_stdout_and_stderr_sections() {
+        assert_eq!(
+            obs(&result(2, " \n", "oops\n")),
+            "Exit code: Error: Exit code 2\nExecution output of \\[execute_bash]:\n\\[STDOUT]\n\n\\[STDERR]\noops\n"
+        );
+        // Python counts U+001C..U+001F as white space.
+        assert_eq!(
+            obs(&result(0, "", "\u{1f}\t")),
+            "Exit code: 0\nExecution output of \\[execute_bash]:\n\\[STDOUT]\n"
         );
     }
 
     #[test]
     fn long_output_keeps_head_and_tail() {
         let text: String = (1..=100).map(|i| format!("{i}\n")).collect();
-        let obs = observation(&result(text), &ObservationFormat::default());
+        let o = obs(&result(0, &text, ""));
+        let dashes = "-".repeat(50);
         assert!(
-            obs.contains("\n40\n... [20 lines removed] ...\n61\n"),
-            "{obs}"
+            o.contains(&format!(
+                "\n40\n{dashes}\n{TRUNCATION_NOTE}\n{dashes}\n61\n"
+            )),
+            "{o}"
         );
-        assert!(obs.contains("[STDOUT]\n1\n2\n"));
-        assert!(obs.ends_with("100\n[STDERR]\n"));
+        assert!(o.ends_with("\n100"), "{o}");
         let exactly: String = (1..=80).map(|i| format!("{i}\n")).collect();
-        assert!(!observation(&result(exactly), &ObservationFormat::default()).contains("removed"));
+        assert!(obs(&result(0, &exactly, "")).ends_with("\n80\n"));
+    }
+
+    #[test]
+    fn python_line_splitting() {
+        assert_eq!(
+            splitlines("a\nb\r\nc\rd\u{0b}e\u{2028}f\n"),
+            ["a", "b", "c", "d", "e", "f"]
+        );
+        assert_eq!(splitlines("a\n\nb"), ["a", "", "b"]);
+        assert!(splitlines("").is_empty());
+    }
+
+    #[test]
+    fn colour_codes_and_carriage_returns_are_removed() {
+        assert_eq!(
+            strip_terminal_codes("\u{1b}[1;31mred\u{1b}[0m 50%\r100%\r\n\u{1b}[2K"),
+            "red 50%100%\n\u{1b}[2K"
+        );
+    }
+
+    #[test]
+    fn timeout_text_names_the_limit() {
+        let mut r = result(124, "partial\n", "");
+        r.outcome = CommandOutcome::Timeout;
+        assert_eq!(
+            obs(&r),
+            "Exit code: -1\nExecution output of \\[execute_bash]:\n\\[STDOUT]\nThe command took too long to execute (>120s)"
+        );
+        r.timeout = Duration::from_millis(1500);
+        assert!(obs(&r).ends_with("(>1.5s)"));
     }
 }

@@ -1,6 +1,13 @@
 //! `str_replace_editor`: view, create, str_replace, insert and undo_edit on any text file in the
 //! sandbox, by guest path (`/testbed/...`, `/tmp/...`, or relative to `/testbed`). Every access
-//! goes through the sandbox's directory capabilities.
+//! goes through the sandbox's directory capabilities, and writes are charged to its quota.
+//!
+//! The texts are the reference package's (`Agent._execute_str_replace_editor` in
+//! `llm_in_sandbox/agent.py`): `cat -n` renderings numbered `{n:6}\t{line}` after tab
+//! expansion, 4-line snippets around an edit, and its error messages. Paths are shown as the
+//! model wrote them. Where we do more than the reference (any text file can be viewed, listings
+//! show every file, `create` never overwrites, `undo_edit`, paths outside the sandbox), the
+//! texts follow its style.
 
 use std::collections::HashMap;
 
@@ -8,19 +15,26 @@ use cap_std::fs::Dir;
 use serde::Deserialize;
 
 use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
+use crate::shell::strip_terminal_codes;
 
 /// Output past this many characters is clipped (as in the reference system).
 pub const MAX_OUTPUT_CHARS: usize = 10_000;
+/// What follows clipped output (the reference's text).
+pub const CLIPPED_NOTE: &str = "<response clipped><NOTE>To save on context only part of this file has been shown to you. You should retry this tool after you have searched inside the file with `grep -n` in order to find the line numbers of what you are looking for.</NOTE>";
 const SNIPPET_LINES: usize = 4;
+/// Lines a directory listing shows at most (the reference pipes `find` into `head -100`).
+const MAX_LISTING_LINES: usize = 100;
+const COMMANDS: [&str; 5] = ["view", "create", "str_replace", "insert", "undo_edit"];
 
-/// The tool's arguments.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The tool's arguments. Fields the model adds beyond these are ignored.
+#[derive(Debug, Default, Deserialize)]
 pub struct EditorArgs {
     /// view | create | str_replace | insert | undo_edit
-    pub command: String,
+    #[serde(default)]
+    pub command: Option<String>,
     /// Absolute guest path (or relative to /testbed).
-    pub path: String,
+    #[serde(default)]
+    pub path: Option<String>,
     /// For `create`.
     #[serde(default)]
     pub file_text: Option<String>,
@@ -30,7 +44,7 @@ pub struct EditorArgs {
     /// For `str_replace` and `insert`.
     #[serde(default)]
     pub new_str: Option<String>,
-    /// For `insert`: the line after which to insert (0 = at the top).
+    /// For `insert`: the line after which to insert (0 = at the top, the default).
     #[serde(default)]
     pub insert_line: Option<i64>,
     /// For `view`: `[start, end]`, 1-based, `end` = -1 for the end of the file.
@@ -44,37 +58,91 @@ pub struct Editor {
     history: HashMap<String, Vec<String>>,
 }
 
-fn clip(mut s: String) -> String {
-    if s.chars().count() > MAX_OUTPUT_CHARS {
-        s = s.chars().take(MAX_OUTPUT_CHARS).collect();
-        s.push_str("\n<response clipped: view a smaller range with view_range>\n");
+/// Python's `str.expandtabs()` (tab size 8; the column restarts after `\n` and `\r`).
+fn expand_tabs(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut column = 0usize;
+    for c in s.chars() {
+        match c {
+            '\t' => {
+                let n = 8 - column % 8;
+                out.extend(std::iter::repeat_n(' ', n));
+                column += n;
+            }
+            '\n' | '\r' => {
+                out.push(c);
+                column = 0;
+            }
+            c => {
+                out.push(c);
+                column += 1;
+            }
+        }
     }
-    s
+    out
 }
 
-fn numbered(text: &str, first_line: usize) -> String {
-    text.lines()
+/// The reference's `maybe_truncate`: past 10,000 characters, cut and add the note.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_OUTPUT_CHARS) {
+        Some((at, _)) => format!("{}{CLIPPED_NOTE}", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+/// Lines numbered as `cat -n` prints them, joined by `\n` (no final newline).
+fn numbered<'a>(lines: impl IntoIterator<Item = &'a str>, first_line: usize) -> String {
+    lines
+        .into_iter()
         .enumerate()
-        .map(|(i, l)| format!("{:6}\t{l}\n", i + first_line))
-        .collect()
+        .map(|(i, l)| format!("{:6}\t{l}", i + first_line))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The reference's `make_output`: a `cat -n` rendering of `content` (clipped, tabs expanded),
+/// ending with a newline.
+fn cat_n(content: &str, descriptor: &str, first_line: usize) -> String {
+    let content = expand_tabs(&clip(content));
+    format!(
+        "Here's the result of running `cat -n` on {descriptor}:\n{}\n",
+        numbered(content.split('\n'), first_line)
+    )
+}
+
+/// Python's `[a, b]` for a list of numbers.
+fn py_list(v: &[i64]) -> String {
+    format!(
+        "[{}]",
+        v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+    )
 }
 
 impl Editor {
-    /// Run one editor command. `Err` is a message for the model (the episode goes on).
+    /// Run one editor command. `Ok` and `Err` are both texts for the model (the episode goes
+    /// on); `Err` marks a refused request.
     ///
     /// # Errors
-    /// A message saying what was wrong with the request.
+    /// The reference's error text for what was wrong with the request.
     pub fn run(&mut self, sandbox: &Sandbox, args: EditorArgs) -> Result<String, String> {
-        let (dir, rel, shown) = resolve(sandbox, &args.path)?;
-        match args.command.as_str() {
-            "view" => view(dir, &rel, &shown, args.view_range.as_deref()).map(clip),
+        let command = args.command.clone().unwrap_or_default();
+        let path = args.path.clone().unwrap_or_default();
+        if command.is_empty() || path.is_empty() {
+            return Err("Error: command and path are required.".into());
+        }
+        if !COMMANDS.contains(&command.as_str()) {
+            return Err(format!("Unknown command: {command}"));
+        }
+        let (dir, rel, norm) = resolve(sandbox, &path)?;
+        match command.as_str() {
+            "view" => view(dir, &rel, &path, args.view_range.as_deref()),
             "create" => {
                 let text = args
                     .file_text
-                    .ok_or("`create` needs `file_text`: the whole content of the new file")?;
+                    .ok_or("Error: file_text is required for create.")?;
                 if dir.symlink_metadata(&rel).is_ok() {
                     return Err(format!(
-                        "{shown} already exists; `create` never overwrites. Use `str_replace` to change it, or write to a new path"
+                        "Error: File already exists at {path}. `create` never overwrites a file: use `str_replace` to change it, or create a new path."
                     ));
                 }
                 if let Some(parent) = std::path::Path::new(&rel)
@@ -82,175 +150,232 @@ impl Editor {
                     .filter(|p| !p.as_os_str().is_empty())
                 {
                     dir.create_dir_all(parent)
-                        .map_err(|e| format!("cannot create {shown}: {e}"))?;
+                        .map_err(|e| format!("Error creating file: {e}"))?;
                 }
                 sandbox
                     .write_charged(dir, &rel, text.as_bytes())
-                    .map_err(|e| format!("cannot create {shown}: {e}"))?;
-                self.history.entry(shown.clone()).or_default();
-                Ok(format!("File created successfully at: {shown}"))
+                    .map_err(|e| format!("Error creating file: {e}"))?;
+                self.history.entry(norm).or_default();
+                Ok(format!(
+                    "File created at {path}. {}Review the file and make sure that it is as expected. Edit the file if necessary.",
+                    cat_n(&text, &path, 1)
+                ))
             }
             "str_replace" => {
-                let old = args.old_str.ok_or("`str_replace` needs `old_str`")?;
+                let old = args
+                    .old_str
+                    .filter(|s| !s.is_empty())
+                    .ok_or("Error: old_str is required for str_replace.")?;
                 let new = args.new_str.unwrap_or_default();
-                let text = read_text(dir, &rel, &shown)?;
+                let text = read_text(dir, &rel, &path)?;
+                if text.is_empty() {
+                    return Err(format!("Error: Could not read file {path}"));
+                }
                 let count = text.matches(&old).count();
-                if old.is_empty() || count == 0 {
+                if count == 0 {
                     return Err(format!(
-                        "No replacement was performed: old_str did not appear verbatim in {shown}."
+                        "Error: No occurrences of old_str found in {path} for replacement."
                     ));
                 }
                 if count > 1 {
-                    let lines: Vec<usize> = text
-                        .match_indices(&old)
-                        .map(|(i, _)| text[..i].matches('\n').count() + 1)
-                        .collect();
                     return Err(format!(
-                        "No replacement was performed: old_str appears {count} times in {shown} (lines {lines:?}); include more context to make it unique."
+                        "Error: Multiple occurrences ({count}) of old_str found in {path}. Please ensure it is unique before using str_replace."
                     ));
                 }
                 let at = text.find(&old).unwrap_or(0);
+                let line = text[..at].matches('\n').count();
                 let updated = text.replacen(&old, &new, 1);
-                self.save(sandbox, dir, &rel, &shown, text, &updated)?;
-                let line = updated[..at].matches('\n').count() + 1;
+                let old_len = old.len();
+                let shown = format!(
+                    "{}{new}{}",
+                    strip_terminal_codes(&text[..at]),
+                    strip_terminal_codes(&text[at + old_len..])
+                );
+                self.save(sandbox, dir, &rel, &path, norm, text, &updated)?;
+                // Lines [line - 4, line + 4 + new lines], as the reference picks them from the
+                // file as `cat` showed it (colour codes and carriage returns removed).
+                let lines: Vec<&str> = shown.split('\n').collect();
+                let start = line.saturating_sub(SNIPPET_LINES);
+                let end = (line + SNIPPET_LINES + new.matches('\n').count() + 1).min(lines.len());
+                let snippet = lines.get(start..end).unwrap_or_default().join("\n");
                 Ok(format!(
-                    "The file {shown} has been edited. Here is a snippet of it:\n{}Review the change and edit again if needed.",
-                    snippet(&updated, line, new.matches('\n').count())
+                    "The file {path} has been edited. {}Review the changes and make sure they are as expected. Edit the file again if necessary.",
+                    cat_n(
+                        &expand_tabs(&snippet),
+                        &format!("a snippet of {path}"),
+                        start + 1
+                    )
                 ))
             }
             "insert" => {
-                let new = args.new_str.ok_or("`insert` needs `new_str`")?;
-                let at = args.insert_line.ok_or("`insert` needs `insert_line`")?;
-                let text = read_text(dir, &rel, &shown)?;
-                let lines: Vec<&str> = text.split_inclusive('\n').collect();
+                let new = args
+                    .new_str
+                    .filter(|s| !s.is_empty())
+                    .ok_or("Error: new_str is required for insert.")?;
+                let at = args.insert_line.unwrap_or(0);
+                let text = read_text(dir, &rel, &path)?;
+                // The reference's lines: `split('\n')`, none for an empty file.
+                let split = |t: &'_ str| -> Vec<String> {
+                    if t.is_empty() {
+                        Vec::new()
+                    } else {
+                        t.split('\n').map(str::to_string).collect()
+                    }
+                };
+                let lines = split(&text);
+                let seen = split(&strip_terminal_codes(&text));
                 let at = usize::try_from(at)
                     .ok()
                     .filter(|a| *a <= lines.len())
                     .ok_or(format!(
-                        "insert_line must be between 0 and {} (the number of lines)",
+                        "Error: Invalid insert_line {at}. Must be in [0, {}].",
                         lines.len()
                     ))?;
-                let mut updated: String = lines[..at].concat();
-                if !updated.is_empty() && !updated.ends_with('\n') {
-                    updated.push('\n');
-                }
-                updated.push_str(&new);
-                if !new.ends_with('\n') {
-                    updated.push('\n');
-                }
-                updated.push_str(&lines[at..].concat());
-                self.save(sandbox, dir, &rel, &shown, text, &updated)?;
+                let new_lines: Vec<String> = new.split('\n').map(str::to_string).collect();
+                let updated = [&lines[..at], &new_lines[..], &lines[at..]]
+                    .concat()
+                    .join("\n");
+                let snippet = [
+                    &seen[at.saturating_sub(SNIPPET_LINES)..at],
+                    &new_lines[..],
+                    &seen[at..(at + SNIPPET_LINES).min(seen.len())],
+                ]
+                .concat()
+                .join("\n");
+                self.save(sandbox, dir, &rel, &path, norm, text, &updated)?;
                 Ok(format!(
-                    "The file {shown} has been edited. Here is a snippet of it:\n{}Review the change and edit again if needed.",
-                    snippet(&updated, at + 1, new.matches('\n').count())
+                    "The file {path} has been edited. {}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
+                    cat_n(
+                        &expand_tabs(&snippet),
+                        "a snippet of the edited file",
+                        (at + 1).saturating_sub(SNIPPET_LINES).max(1)
+                    )
                 ))
             }
-            "undo_edit" => {
+            _ => {
                 let previous = self
                     .history
-                    .get_mut(&shown)
+                    .get_mut(&norm)
                     .and_then(Vec::pop)
-                    .ok_or(format!("No edit to undo for {shown}."))?;
+                    .ok_or(format!("Error: No edit history found for {path}."))?;
                 sandbox
                     .write_charged(dir, &rel, previous.as_bytes())
-                    .map_err(|e| format!("cannot write {shown}: {e}"))?;
+                    .map_err(|e| format!("Error writing file: {path}: {e}"))?;
                 Ok(format!(
-                    "Last edit to {shown} undone. Its content now:\n{}",
-                    clip(numbered(&previous, 1))
+                    "Last edit to {path} undone successfully. {}",
+                    cat_n(&strip_terminal_codes(&previous), &path, 1)
                 ))
             }
-            other => Err(format!(
-                "Unknown command {other:?}: use one of view, create, str_replace, insert, undo_edit"
-            )),
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn save(
         &mut self,
         sandbox: &Sandbox,
         dir: &Dir,
         rel: &str,
         shown: &str,
+        key: String,
         old: String,
         new: &str,
     ) -> Result<(), String> {
         sandbox
             .write_charged(dir, rel, new.as_bytes())
-            .map_err(|e| format!("cannot write {shown}: {e}"))?;
-        self.history.entry(shown.to_string()).or_default().push(old);
+            .map_err(|e| format!("Error writing file: {shown}: {e}"))?;
+        self.history.entry(key).or_default().push(old);
         Ok(())
     }
-}
-
-fn snippet(text: &str, line: usize, extra: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = line.saturating_sub(SNIPPET_LINES).max(1);
-    let end = (line + extra + SNIPPET_LINES).min(lines.len());
-    if start > end {
-        return String::new();
-    }
-    numbered(&lines[start - 1..end].join("\n"), start)
 }
 
 fn read_text(dir: &Dir, rel: &str, shown: &str) -> Result<String, String> {
     let bytes = dir
         .read(rel)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    String::from_utf8(bytes).map_err(|_| format!("{shown} is not a UTF-8 text file"))
+        .map_err(|_| format!("Error: Could not read file {shown}"))?;
+    String::from_utf8(bytes)
+        .map_err(|_| format!("Error: {shown} is not a UTF-8 text file; use execute_bash for it."))
 }
 
 fn view(dir: &Dir, rel: &str, shown: &str, range: Option<&[i64]>) -> Result<String, String> {
     let meta = dir
         .metadata(rel)
-        .map_err(|_| format!("The path {shown} does not exist."))?;
+        .map_err(|_| format!("Error: Path not found: {shown}"))?;
     if meta.is_dir() {
-        if range.is_some() {
-            return Err("view_range is for files, not directories".into());
-        }
-        let mut out = format!(
-            "Files and directories up to 2 levels deep in {shown}, hidden items excluded:\n"
-        );
-        list(dir, rel, shown, 0, &mut out);
-        return Ok(out);
+        return Ok(listing(dir, rel, shown));
     }
-    let text = read_text(dir, rel, shown)?;
-    let lines: Vec<&str> = text.lines().collect();
-    let (start, end) = match range {
-        None => (1, lines.len()),
-        Some([s, e]) => {
-            let n = lines.len() as i64;
-            let e = if *e == -1 { n } else { *e };
-            if *s < 1 || *s > n.max(1) || e < *s || e > n {
+    let text = strip_terminal_codes(&read_text(dir, rel, shown)?);
+    if text.is_empty() {
+        return Ok(format!("(empty file: {shown})"));
+    }
+    let text = expand_tabs(&text);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let total = lines.len();
+    let body = match range {
+        Some(v @ [start, end]) => {
+            let n = total as i64;
+            if !(1..=n).contains(start) {
                 return Err(format!(
-                    "Invalid view_range {:?}: {shown} has {n} lines; give [start, end] with 1 <= start <= end <= {n}, or end = -1",
-                    [s, &e]
+                    "Error: Invalid view_range {}: start line must be in [1, {total}]",
+                    py_list(v)
                 ));
             }
-            (*s as usize, e as usize)
+            if *end != -1 && (end < start || *end > n) {
+                return Err(format!(
+                    "Error: Invalid view_range {}: end must be >= start and <= {total}, or -1 to view until end.",
+                    py_list(v)
+                ));
+            }
+            // Both are in range now.
+            let first = usize::try_from(*start).unwrap_or(1);
+            let last = if *end == -1 {
+                total
+            } else {
+                usize::try_from(*end).unwrap_or(total)
+            };
+            numbered(lines[first - 1..last].iter().copied(), first)
         }
-        Some(_) => return Err("view_range must be two numbers: [start, end]".into()),
+        _ => numbered(lines.iter().copied(), 1),
     };
-    let body = if lines.is_empty() {
-        String::new()
-    } else {
-        numbered(&lines[start - 1..end].join("\n"), start)
-    };
-    Ok(format!(
+    Ok(clip(&format!(
         "Here's the result of running `cat -n` on {shown}:\n{body}"
-    ))
+    )))
 }
 
-fn list(dir: &Dir, rel: &str, shown: &str, depth: usize, out: &mut String) {
+/// The reference lists a folder with `find PATH -maxdepth 2 -not -path '*/.*'`: PATH itself,
+/// then every entry two levels deep, each as `PATH/name`, none whose path has a `/.` in it, at
+/// most 100 lines. (Its `find` keeps only folders and `.py`/`.rst` files; ours lists every
+/// file, as the editor shows any text file.)
+fn listing(dir: &Dir, rel: &str, shown: &str) -> String {
+    let mut lines = vec![shown.to_string()];
+    let base = shown.strip_suffix('/').unwrap_or(shown);
+    walk(dir, rel, base, 1, &mut lines);
+    lines.retain(|l| !l.contains("/."));
+    lines.truncate(MAX_LISTING_LINES);
+    if lines.is_empty() {
+        return format!("(empty directory: {shown})");
+    }
+    let mut out = format!(
+        "Here's the files and directories up to 2 levels deep in {shown}, excluding hidden:\n"
+    );
+    for l in lines {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
+fn walk(dir: &Dir, rel: &str, shown: &str, depth: usize, out: &mut Vec<String>) {
     let Ok(entries) = dir.read_dir(rel) else {
         return;
     };
     let mut names: Vec<(String, bool)> = entries
         .flatten()
-        .filter_map(|e| {
+        .map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
             let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
-            (!name.starts_with('.')).then_some((name, is_dir))
+            (name, is_dir)
         })
+        .filter(|(name, _)| !name.starts_with('.'))
         .collect();
     names.sort();
     for (name, is_dir) in names {
@@ -259,24 +384,24 @@ fn list(dir: &Dir, rel: &str, shown: &str, depth: usize, out: &mut String) {
         } else {
             format!("{rel}/{name}")
         };
-        let child_shown = format!("{}/{name}", shown.trim_end_matches('/'));
-        out.push_str(&format!("{child_shown}{}\n", if is_dir { "/" } else { "" }));
-        if is_dir && depth < 1 {
-            list(dir, &child_rel, &child_shown, depth + 1, out);
+        let child_shown = format!("{shown}/{name}");
+        out.push(child_shown.clone());
+        if is_dir && depth < 2 {
+            walk(dir, &child_rel, &child_shown, depth + 1, out);
         }
     }
 }
 
 /// Map a guest path to (directory capability, relative path, normalized guest path).
 fn resolve<'a>(sandbox: &'a Sandbox, path: &str) -> Result<(&'a Dir, String, String), String> {
-    let path = path.trim();
-    if path.is_empty() {
-        return Err("`path` is empty: give an absolute path such as /testbed/answer.txt".into());
+    let trimmed = path.trim();
+    if trimmed.is_empty() {
+        return Err("Error: command and path are required.".into());
     }
-    let full = if path.starts_with('/') {
-        path.to_string()
+    let full = if trimmed.starts_with('/') {
+        trimmed.to_string()
     } else {
-        format!("{GUEST_WORKSPACE}/{path}")
+        format!("{GUEST_WORKSPACE}/{trimmed}")
     };
     let mut parts: Vec<&str> = Vec::new();
     for c in full.split('/') {
@@ -301,6 +426,40 @@ fn resolve<'a>(sandbox: &'a Sandbox, path: &str) -> Result<(&'a Dir, String, Str
         }
     }
     Err(format!(
-        "{norm} is outside the sandbox: the editor works on files under {GUEST_WORKSPACE} and {GUEST_TMP}"
+        "Error: {path} is outside the sandbox: the editor works on files under {GUEST_WORKSPACE} and {GUEST_TMP}."
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tabs_expand_as_python_does() {
+        assert_eq!(
+            expand_tabs("a\tb\rc\td\n\tx"),
+            "a       b\rc       d\n        x"
+        );
+        assert_eq!(expand_tabs("12345678\t|"), "12345678        |");
+    }
+
+    #[test]
+    fn cat_n_numbers_every_split_line() {
+        assert_eq!(
+            cat_n("a\nb\n", "/testbed/f", 1),
+            "Here's the result of running `cat -n` on /testbed/f:\n     1\ta\n     2\tb\n     3\t\n"
+        );
+    }
+
+    #[test]
+    fn clipping_counts_characters() {
+        let s = "é".repeat(MAX_OUTPUT_CHARS + 1);
+        let c = clip(&s);
+        assert!(c.ends_with(CLIPPED_NOTE));
+        assert_eq!(
+            c.chars().count(),
+            MAX_OUTPUT_CHARS + CLIPPED_NOTE.chars().count()
+        );
+        assert_eq!(clip("short"), "short");
+    }
 }

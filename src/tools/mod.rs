@@ -1,7 +1,10 @@
 //! The tool contract of the reference system: `execute_bash`, `str_replace_editor`, `submit`,
-//! with the same names and argument schemas, so prompts and fine-tuned models carry over.
-//! Anything wrong with a call (unknown tool, bad JSON, wrong types) becomes an observation that
-//! tells the model what to fix ([`ToolOutput`]); only a failure of the host under a tool
+//! with the same names and argument schemas, so prompts and fine-tuned models carry over. The
+//! observations are the reference's texts (`llm_in_sandbox/agent.py` `_execute_action`,
+//! `observation.py`): `Execution output of \[...]:` headers, `<<< Finished >>>`,
+//! `Unknown action: NAME`, and [`NO_TOOL_CALL`] for arguments that are not a JSON object.
+//! Anything wrong with a call becomes an observation ([`ToolOutput`]); arguments the model
+//! invents beyond a tool's schema are ignored. Only a failure of the host under a tool
 //! ([`ToolFault`]) ends the episode, besides `submit`.
 
 pub mod editor;
@@ -85,6 +88,16 @@ pub fn schemas() -> Value {
     ])
 }
 
+/// The reference's user message for a reply without a usable tool call (its `CONTINUE_MSG`,
+/// `llm_in_sandbox/observation.py`), also its answer to arguments that are not a JSON object.
+pub const NO_TOOL_CALL: &str = "\nYou forgot to use a function call in your response. \nYOU MUST USE A FUNCTION CALL IN EACH RESPONSE.\n\nIMPORTANT: YOU SHOULD NEVER ASK FOR HUMAN HELP.\n";
+
+/// What `submit` answers.
+pub const FINISHED: &str = "<<< Finished >>>";
+
+/// The header of every editor observation.
+pub const EDITOR_HEADER: &str = "Execution output of \\[str_replace_editor]:\n";
+
 /// What a tool call produced.
 #[derive(Debug, Clone)]
 pub struct ToolOutput {
@@ -122,10 +135,11 @@ pub enum ToolFault {
     Host(String),
 }
 
+/// `execute_bash`'s arguments. Fields the model adds beyond these are ignored.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct BashArgs {
-    command: String,
+    #[serde(default)]
+    command: Option<String>,
 }
 
 /// The tools of one episode, over its shell (and through it, its sandbox).
@@ -159,29 +173,22 @@ impl Toolbox {
     /// [`ToolFault`] when the host failed under the tool: end the episode.
     pub async fn call(&mut self, name: &str, arguments: &str) -> Result<ToolOutput, ToolFault> {
         let started = Instant::now();
+        // No arguments at all stand for `{}` (some servers send "" for `submit`); anything
+        // else that is not a JSON object gets the reference's nudge, as its parse does.
         let args: Value = if arguments.trim().is_empty() {
             json!({})
         } else {
-            match serde_json::from_str(arguments) {
-                Ok(v) => v,
-                Err(e) => {
-                    return Ok(ToolOutput::text(
-                        format!(
-                            "Error: the arguments of {name} are not valid JSON ({e}). Send a JSON object such as {}.",
-                            example(name)
-                        ),
-                        true,
-                        started,
-                    ));
-                }
+            match serde_json::from_str::<Value>(arguments) {
+                Ok(v) if v.is_object() => v,
+                _ => return Ok(ToolOutput::text(NO_TOOL_CALL.into(), true, started)),
             }
         };
         Ok(match name {
             "execute_bash" => match serde_json::from_value::<BashArgs>(args) {
-                Ok(a) => {
+                Ok(BashArgs { command: Some(c) }) if !c.is_empty() => {
                     let r = self
                         .shell
-                        .exec(&a.command)
+                        .exec(&c)
                         .await
                         .map_err(|e| ToolFault::Host(e.to_string()))?;
                     ToolOutput {
@@ -192,6 +199,7 @@ impl Toolbox {
                         duration: started.elapsed(),
                     }
                 }
+                Ok(_) => ToolOutput::text("Error: No command provided.".into(), true, started),
                 Err(e) => ToolOutput::text(
                     format!(
                         "Error: bad arguments for execute_bash: {e}. Expected {}.",
@@ -203,12 +211,12 @@ impl Toolbox {
             },
             "str_replace_editor" => match serde_json::from_value::<EditorArgs>(args) {
                 Ok(a) => match self.edit(a).await? {
-                    Ok(text) => ToolOutput::text(text, false, started),
-                    Err(text) => ToolOutput::text(format!("Error: {text}"), true, started),
+                    Ok(text) => ToolOutput::text(format!("{EDITOR_HEADER}{text}"), false, started),
+                    Err(text) => ToolOutput::text(format!("{EDITOR_HEADER}{text}"), true, started),
                 },
                 Err(e) => ToolOutput::text(
                     format!(
-                        "Error: bad arguments for str_replace_editor: {e}. Expected e.g. {}.",
+                        "{EDITOR_HEADER}Error: bad arguments for str_replace_editor: {e}. Expected e.g. {}.",
                         example(name)
                     ),
                     true,
@@ -216,19 +224,13 @@ impl Toolbox {
                 ),
             },
             "submit" => ToolOutput {
-                observation: "Submitted.".into(),
+                observation: FINISHED.into(),
                 submitted: true,
                 exit_code: None,
                 error: false,
                 duration: started.elapsed(),
             },
-            other => ToolOutput::text(
-                format!(
-                    "Error: there is no tool named {other:?}. The tools are execute_bash, str_replace_editor and submit."
-                ),
-                true,
-                started,
-            ),
+            other => ToolOutput::text(format!("Unknown action: {other}"), true, started),
         })
     }
 

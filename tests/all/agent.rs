@@ -115,13 +115,17 @@ async fn a_scripted_episode_edits_runs_answers_and_submits() {
     assert_eq!(answered.len(), 2);
     assert_eq!(answered[0].0, "call_str_replace_editor_0");
     assert!(
-        answered[0]
-            .1
-            .starts_with("File created successfully at: /testbed/solve.py")
+        answered[0].1.starts_with(
+            "Execution output of \\[str_replace_editor]:\nFile created at /testbed/solve.py. "
+        ),
+        "{}",
+        answered[0].1
     );
     assert_eq!(answered[1].0, "call_execute_bash_0");
     assert!(
-        answered[1].1.starts_with("Exit code: 0\n[STDOUT]\n42\n"),
+        answered[1]
+            .1
+            .starts_with("Exit code: 0\nExecution output of \\[execute_bash]:\n\\[STDOUT]\n42\n"),
         "{}",
         answered[1].1
     );
@@ -205,21 +209,24 @@ async fn bad_calls_become_observations_and_the_episode_goes_on() {
     assert_eq!(run.result.stop, StopReason::Submitted);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 6);
-    assert!(tool_messages(&reqs[1])[0].1.contains("not valid JSON"));
+    // Arguments that are not JSON get the reference's nudge, as its parse does.
     assert!(
-        tool_messages(&reqs[2])[1]
+        tool_messages(&reqs[1])[0]
             .1
-            .contains("no tool named \\\"launch_rockets\\\"")
-            || tool_messages(&reqs[2])[1]
-                .1
-                .contains("no tool named \"launch_rockets\"")
-    );
-    assert!(
-        tool_messages(&reqs[3])[2].1.contains("unknown field `cmd`"),
+            .starts_with("\nYou forgot to use a function call in your response. \n"),
         "{:?}",
-        tool_messages(&reqs[3])
+        tool_messages(&reqs[1])
     );
-    assert!(all_text(&reqs[4]).contains("No tool call was found"));
+    assert_eq!(
+        tool_messages(&reqs[2])[1].1,
+        "Unknown action: launch_rockets\nSteps Remaining: 98"
+    );
+    // An unknown field is ignored; the missing `command` is the reference's error.
+    assert_eq!(
+        tool_messages(&reqs[3])[2].1,
+        "Error: No command provided.\nSteps Remaining: 97"
+    );
+    assert!(all_text(&reqs[4]).contains("YOU MUST USE A FUNCTION CALL IN EACH RESPONSE."));
     assert!(
         tool_messages(&reqs[5])[3].1.contains("outside the sandbox"),
         "{:?}",
@@ -349,16 +356,45 @@ async fn context_length_errors_shrink_max_tokens_then_end() {
 }
 
 #[tokio::test]
-async fn two_tool_calls_in_one_reply_run_in_order_and_each_is_answered() {
+async fn vllm_context_errors_fit_max_tokens_to_the_context() {
+    let vllm = |input: u32| {
+        Reply::status(
+            400,
+            &serde_json::json!({"object": "error", "type": "BadRequestError", "message": format!(
+                "This model's maximum context length of 32768 tokens. You requested a total of {} tokens: {input} tokens from the input messages and 65536 tokens for the completion. Please reduce the length of the input messages or the completion.",
+                input + 65_536
+            )})
+            .to_string(),
+        )
+    };
+    let server =
+        FakeLlm::scripted(vec![vllm(20_000), Reply::calls(&[("submit", "{}")])], None).unwrap();
+    let run = episode(&server, |_, s| s.max_tokens = Some(65_536)).await;
+    assert_eq!(run.result.stop, StopReason::Submitted);
+    assert_eq!(run.result.steps, 1);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[0]["max_tokens"], 65_536);
+    assert_eq!(reqs[1]["max_tokens"], 32_768 - 20_000 - 100);
+    // The same step is asked again: the step counter is not appended twice.
+    assert_eq!(reqs[0]["messages"], reqs[1]["messages"]);
+
+    // Less than 8,192 tokens would fit: the episode ends.
+    let server = FakeLlm::scripted(vec![], Some(vllm(25_000))).unwrap();
+    let run = episode(&server, |_, s| s.max_tokens = Some(65_536)).await;
+    assert_eq!(run.result.stop, StopReason::ContextLength);
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn only_the_first_tool_call_of_a_reply_runs() {
     let server = FakeLlm::scripted(
         vec![
             Reply::calls(&[
                 ("execute_bash", r#"{"command": "echo first > order.txt"}"#),
-                (
-                    "execute_bash",
-                    r#"{"command": "echo second >> order.txt; cat order.txt"}"#,
-                ),
+                ("execute_bash", r#"{"command": "echo second >> order.txt"}"#),
             ]),
+            Reply::calls(&[("execute_bash", r#"{"command": "cat order.txt"}"#)]),
             Reply::calls(&[("submit", "{}")]),
         ],
         None,
@@ -367,32 +403,22 @@ async fn two_tool_calls_in_one_reply_run_in_order_and_each_is_answered() {
     let run = episode(&server, |_, _| {}).await;
     assert_eq!(run.result.stop, StopReason::Submitted);
     let reqs = server.requests();
-    assert_eq!(reqs.len(), 2);
-    let answered = tool_messages(&reqs[1]);
+    assert_eq!(reqs.len(), 3);
+    let answered = tool_messages(&reqs[2]);
     assert_eq!(answered.len(), 2, "{answered:?}");
     assert_eq!(answered[0].0, "call_execute_bash_0");
-    assert_eq!(answered[1].0, "call_execute_bash_1");
     assert!(
-        answered[0].1.starts_with("Exit code: 0"),
-        "{}",
-        answered[0].1
-    );
-    assert!(
-        answered[1].1.contains("first\nsecond\n"),
-        "ran in order: {}",
+        answered[1]
+            .1
+            .contains("\\[STDOUT]\nfirst\n\nSteps Remaining: 98"),
+        "the second call did not run: {}",
         answered[1].1
     );
-    // Only the last answer of the reply carries the step counter.
-    assert!(
-        !answered[0].1.contains("Steps Remaining"),
-        "{}",
-        answered[0].1
-    );
-    assert!(
-        answered[1].1.ends_with("Steps Remaining: 99"),
-        "{}",
-        answered[1].1
-    );
+    // The history keeps the call that ran, so every call the model sees has its answer.
+    let assistant = &reqs[1]["messages"][2];
+    assert_eq!(assistant["role"], "assistant");
+    assert_eq!(assistant["tool_calls"].as_array().map(Vec::len), Some(1));
+    assert_eq!(assistant["tool_calls"][0]["id"], "call_execute_bash_0");
     let steps = run.trajectory()["steps"].as_array().unwrap().len();
-    assert_eq!(steps, 3, "two calls and submit");
+    assert_eq!(steps, 3, "one call per reply");
 }

@@ -184,7 +184,7 @@ fn exec_bash_keeps_state_in_the_workspace_and_prints_observations() {
     ]));
     assert_eq!(
         text(&o.stdout),
-        "Exit code: 2\n[STDOUT]\nn.txt\n[STDERR]\nls: cannot access 'nope': No such file or directory\n"
+        "Exit code: Error: Exit code 2\nExecution output of \\[execute_bash]:\n\\[STDOUT]\nn.txt\n\n\\[STDERR]\nls: cannot access 'nope': No such file or directory\n"
     );
 }
 

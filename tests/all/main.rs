@@ -11,6 +11,7 @@ mod faults;
 mod hub;
 mod judge;
 mod limits;
+mod observations;
 mod python;
 mod reference;
 mod setup;
