@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// One task row as the reference datasets have them.
-struct Task {
+pub(crate) struct Task {
     id: Value,
     domain: &'static str,
     problem: String,
@@ -24,7 +24,7 @@ struct Task {
     hint: Option<String>,
 }
 
-fn tasks(prefix: &str, n: usize, int_ids: bool) -> Vec<Task> {
+pub(crate) fn tasks(prefix: &str, n: usize, int_ids: bool) -> Vec<Task> {
     (0..n)
         .map(|i| Task {
             id: if int_ids {
@@ -55,7 +55,7 @@ fn as_values(rows: Vec<serde_json::Map<String, Value>>) -> Vec<Value> {
 }
 
 /// A Parquet file of these rows (ids text or INT64, `hint` nullable), as bytes.
-fn parquet_bytes(rows: &[Task], compression: Compression) -> Vec<u8> {
+pub(crate) fn parquet_bytes(rows: &[Task], compression: Compression) -> Vec<u8> {
     let int_ids = rows.first().is_some_and(|t| t.id.is_i64());
     let id_type = if int_ids {
         "REQUIRED INT64 id;"
@@ -130,7 +130,7 @@ fn repo_dir(cache: &Path) -> PathBuf {
 
 /// Put a repository file into the cache as `huggingface_hub` does: the blob, and a relative
 /// link to it in the snapshot.
-fn cache_file(cache: &Path, commit: &str, path: &str, bytes: &[u8]) {
+pub(crate) fn cache_file(cache: &Path, commit: &str, path: &str, bytes: &[u8]) {
     let repo = repo_dir(cache);
     let blob = sha256(bytes);
     std::fs::create_dir_all(repo.join("blobs")).unwrap();
@@ -141,7 +141,7 @@ fn cache_file(cache: &Path, commit: &str, path: &str, bytes: &[u8]) {
     std::os::unix::fs::symlink(format!("{ups}blobs/{blob}"), dest).unwrap();
 }
 
-fn set_ref(cache: &Path, name: &str, commit: &str) {
+pub(crate) fn set_ref(cache: &Path, name: &str, commit: &str) {
     let path = repo_dir(cache).join("refs").join(name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, commit).unwrap();
@@ -154,7 +154,7 @@ fn offline(cache: &Path) -> HubOptions {
     }
 }
 
-const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+pub(crate) const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 
 const README: &str = "---
 license: apache-2.0

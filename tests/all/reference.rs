@@ -466,3 +466,65 @@ fn a_judge_scored_task_is_judged_as_rows_finish() {
     assert_eq!(traj["q2"]["reward"], 1.0);
     assert_eq!(traj["q1"]["reward"], 0.0);
 }
+
+#[test]
+fn a_hub_dataset_loads_from_the_hub_cache_by_name() {
+    use crate::hub::{COMMIT, cache_file, parquet_bytes, set_ref, tasks};
+    let server = model();
+    let root = tempfile::tempdir().unwrap();
+    // HF_HOME/hub laid out as `huggingface-cli download` leaves it (push_to_hub file names).
+    let hub = root.path().join("hf").join("hub");
+    let rows = tasks("hubrow", 3, false);
+    cache_file(
+        &hub,
+        COMMIT,
+        "math/test-00000-of-00001.parquet",
+        &parquet_bytes(&rows, parquet::basic::Compression::SNAPPY),
+    );
+    set_ref(&hub, "main", COMMIT);
+    let task = root.path().join("hubtask");
+    std::fs::create_dir_all(&task).unwrap();
+    std::fs::write(
+        task.join("config.yaml"),
+        "dataset: \"owner/bench\"\nconfig: \"math\"\nsplit: \"test\"\n",
+    )
+    .unwrap();
+    let bench = |extra: &[&str], hf_home: &Path| {
+        run(bin()
+            .args(["benchmark", "--task"])
+            .arg(&task)
+            .args([
+                "--mode",
+                "llm",
+                "--llm-name",
+                "m",
+                "--llm-base-url",
+                &server.url,
+            ])
+            .args(extra)
+            .arg("--output-dir")
+            .arg(root.path().join("out"))
+            .env("HF_HOME", hf_home)
+            .env_remove("HF_HUB_CACHE")
+            .env("HF_HUB_OFFLINE", "1"))
+    };
+    let o = bench(&[], &root.path().join("hf"));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let run_dir = only_run_dir(&root.path().join("out"));
+    let results = json_file(&run_dir.join("results.json"));
+    assert_eq!(results["total"], 3, "{results}");
+    let traj = json_file(&run_dir.join("trajectory.json"));
+    assert_eq!(
+        traj["hubrow-2"]["problem_statement"],
+        "hubrow problem 2: what is 2 + 2?"
+    );
+    assert_eq!(traj["hubrow-2"]["ground_truth"], "4");
+    // Not cached and offline: the error says how to fetch it.
+    let o = bench(&[], &root.path().join("empty"));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("huggingface-cli download owner/bench"),
+        "{err}"
+    );
+}
