@@ -955,13 +955,21 @@ async fn plain_llm(
         None => llm_prompt(task, row),
     };
     let t = Instant::now();
-    let reply = client
-        .chat(
-            &[Message::text("user", prompt.clone())],
-            None,
-            settings.max_response_len.or(settings.episode.max_tokens),
-        )
-        .await;
+    let messages = [Message::text("user", prompt.clone())];
+    let mut max_tokens = settings.max_response_len.or(settings.episode.max_tokens);
+    // As the reference: a context-length error fits max_tokens to the context the server
+    // names (or halves it), not below 8,192.
+    let reply = loop {
+        match client.chat(&messages, None, max_tokens).await {
+            Err(crate::llm::LlmError::ContextLength(msg)) => {
+                match crate::agent::context_retry_max_tokens(&msg, max_tokens) {
+                    Some(m) => max_tokens = Some(m),
+                    None => break Err(crate::llm::LlmError::ContextLength(msg)),
+                }
+            }
+            other => break other,
+        }
+    };
     result.llm_seconds = t.elapsed().as_secs_f64();
     let reply = reply.map_err(|e| format!("LLM error: {e}"))?;
     result.stop = "answered".into();

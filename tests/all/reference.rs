@@ -528,3 +528,45 @@ fn a_hub_dataset_loads_from_the_hub_cache_by_name() {
         "{err}"
     );
 }
+
+#[test]
+fn plain_llm_mode_fits_max_tokens_to_a_small_context_as_the_reference() {
+    // A 20k-context server: the reference's 65536 default does not fit; vLLM says how much
+    // does, and the retry asks for exactly that.
+    let server = FakeServer::start(Box::new(|req: &Value| {
+        if req["max_tokens"].as_u64().unwrap_or(0) > 9900 {
+            return Reply::status(
+                400,
+                r#"{"error": {"message": "This model's maximum context length is 20000 tokens. However, you requested 75536 tokens (10000 tokens from the input messages and 65536 tokens for the completion)."}}"#,
+            );
+        }
+        Reply::text("Thinking about it.\n42")
+    }))
+    .unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let task = task_folder(root.path());
+    let o = run(bin()
+        .args(["benchmark", "--task"])
+        .arg(&task)
+        .args([
+            "--mode",
+            "llm",
+            "--end_id",
+            "1",
+            "--llm-name",
+            "m",
+            "--llm-base-url",
+            &server.url,
+        ])
+        .arg("--output-dir")
+        .arg(root.path().join("out")));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let sent: Vec<u64> = server
+        .requests()
+        .iter()
+        .map(|r| r["max_tokens"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sent, [65536, 9900]);
+    let results = json_file(&only_run_dir(&root.path().join("out")).join("results.json"));
+    assert_eq!(results["mean_score"], 1.0, "{results}");
+}
