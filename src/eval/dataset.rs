@@ -564,6 +564,70 @@ impl TaskSpec {
 mod tests {
     use super::*;
 
+    fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let p = root.path().join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        root
+    }
+
+    #[tokio::test]
+    async fn task_folders_in_every_layout() {
+        let row = |id: &str| {
+            format!("{{\"id\": \"{id}\", \"problem_statement\": \"p\", \"ground_truth\": \"1\"}}")
+        };
+        // The reference's legacy layout: a separate prompt file, data files as a list
+        // (JSON lines and a JSON array) relative to the folder that holds the task folder.
+        let root = folder(&[
+            (
+                "t/config.yaml",
+                "dataset: json\ndata_files: [t/a.jsonl, t/b.json]\nprompt_config: t/prompts.yaml\n",
+            ),
+            (
+                "t/prompts.yaml",
+                "system_prompt: S in {working_dir}\ninstance_prompt: '{problem_statement} -> {output_dir}'\noutput_dir: /testbed/out\n",
+            ),
+            ("t/a.jsonl", &format!("{}\n{}\n", row("a1"), row("a2"))),
+            ("t/b.json", &format!("[{}]", row("b1"))),
+        ]);
+        let t = TaskSpec::from_dir(&root.path().join("t")).await.unwrap();
+        let (rows, errors) = parse_jsonl(&t.data);
+        assert!(errors.is_empty(), "{errors:?}");
+        let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["a1", "a2", "b1"]);
+        let p = t.prompts.unwrap();
+        assert_eq!(p.instance("x"), "x -> /testbed/out");
+        assert_eq!(p.answer_file, "/testbed/out/answer.txt");
+        assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+        // Ours: `data:` relative to the task folder, a scorer, an unknown key warned about.
+        let root = folder(&[
+            (
+                "u/config.yaml",
+                "data: rows.jsonl\nscorer: numeric\ncolour: blue\n",
+            ),
+            ("u/rows.jsonl", &row("u1")),
+        ]);
+        let t = TaskSpec::from_dir(&root.path().join("u")).await.unwrap();
+        assert_eq!(t.scorer, Scorer::Numeric);
+        assert!(t.prompts.is_none());
+        assert_eq!(t.warnings.len(), 1);
+        assert!(t.warnings[0].contains("`colour`"), "{:?}", t.warnings);
+        // What cannot work says so.
+        let root = folder(&[("v/config.yaml", "dataset: csv\ndata_files: x.csv\n")]);
+        let e = TaskSpec::from_dir(&root.path().join("v"))
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("not supported"), "{e}");
+        let root = folder(&[("w/config.yaml", "dataset: json\ndata_files: missing.json\n")]);
+        let e = TaskSpec::from_dir(&root.path().join("w"))
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("not found (tried"), "{e}");
+    }
+
     #[test]
     fn rows_parse_in_every_reference_shape() {
         let text = r#"{"id": 1, "domain": "math", "problem_statement": "p", "ground_truth": 5, "input_files": "{\"a.txt\": \"x\"}"}
