@@ -58,6 +58,28 @@ fn write_via_rename(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result
     Ok(())
 }
 
+/// A kill can leave half a line at the end of an append-only JSON-lines file: cut it so later
+/// appends start on a fresh line. Anything but a regular file is left alone.
+///
+/// # Errors
+/// I/O errors truncating the file.
+pub fn drop_torn_tail(path: &Path) -> std::io::Result<()> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(());
+    }
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(());
+    };
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(());
+    }
+    let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)?
+        .set_len(keep as u64)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -184,7 +184,7 @@ pub enum TaskError {
     Prompts(#[from] crate::agent::prompt::PromptError),
     /// A Hugging Face dataset could not be had.
     #[error(transparent)]
-    Hub(#[from] super::hub::HubError),
+    Hub(#[from] Box<super::hub::HubError>),
     /// No such task.
     #[error("no task named {0:?}: give a task directory, or one of: {1}")]
     Unknown(String, String),
@@ -270,7 +270,7 @@ fn file_records(path: &Path) -> Result<String, TaskError> {
         source,
     })?;
     if bytes.starts_with(b"PAR1") {
-        let rows = super::hub::parquet_rows(path)?;
+        let rows = super::hub::parquet_rows(path).map_err(Box::new)?;
         return Ok(jsonl_of(rows.into_iter().map(Value::Object)));
     }
     let text = String::from_utf8(bytes).map_err(|_| TaskError::Invalid {
@@ -365,7 +365,8 @@ impl TaskSpec {
                 let progress = |line: &str| eprintln!("llm-in-sandbox: {line}");
                 let rows =
                     super::hub::load_split(&name, config.as_deref(), &split, &opts, &progress)
-                        .await?;
+                        .await
+                        .map_err(Box::new)?;
                 jsonl_of(rows.into_iter().map(Value::Object))
             }
         };

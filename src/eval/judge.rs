@@ -364,21 +364,6 @@ fn judgeable(r: &RowResult) -> bool {
     r.error.is_none() || r.answer.is_some()
 }
 
-/// Cut a torn last line (a kill in the middle of an append) so appends start clean.
-fn drop_torn_tail(path: &Path) -> std::io::Result<()> {
-    let Ok(bytes) = std::fs::read(path) else {
-        return Ok(());
-    };
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
-        return Ok(());
-    }
-    let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)?
-        .set_len(keep as u64)
-}
-
 /// Re-score a finished benchmark run folder with `judge`, rows `workers` at a time (each row
 /// sends its repeats at once, so up to `workers × repeats` calls are in flight).
 ///
@@ -461,7 +446,8 @@ pub async fn rejudge_run(
     todo.sort_by(|a, b| a.key.cmp(&b.key));
 
     if !todo.is_empty() {
-        drop_torn_tail(&judgments_path).map_err(io_err("repair", &judgments_path))?;
+        crate::fsutil::drop_torn_tail(&judgments_path)
+            .map_err(io_err("repair", &judgments_path))?;
         let mut sink = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

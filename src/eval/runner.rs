@@ -493,7 +493,7 @@ pub async fn run(
     let config_text = serde_json::to_vec_pretty(&config).unwrap_or_default();
     crate::fsutil::write_atomic(&config_path, &config_text)
         .map_err(io_err("write", &config_path))?;
-    drop_torn_tail(&results_path).map_err(io_err("repair", &results_path))?;
+    crate::fsutil::drop_torn_tail(&results_path).map_err(io_err("repair", &results_path))?;
     let mut sink = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -618,24 +618,6 @@ struct Shared {
     task: TaskSpec,
     settings: BenchSettings,
     client: Client,
-}
-
-/// A kill can leave half a line at the end of `results.jsonl`: cut it so appends start clean.
-fn drop_torn_tail(path: &Path) -> std::io::Result<()> {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return Ok(());
-    }
-    let Ok(bytes) = std::fs::read(path) else {
-        return Ok(());
-    };
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
-        return Ok(());
-    }
-    let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)?
-        .set_len(keep as u64)
 }
 
 /// The run's `config` in `results.json`: the reference's keys (`mode`, `llm_name`,

@@ -2,7 +2,7 @@
 
 use std::process::{Command, Output, Stdio};
 
-fn bin() -> Command {
+pub(crate) fn bin() -> Command {
     // Make sure the shared cache is ready, so the binary never races the tests to compile.
     crate::common::runtime();
     let mut c = Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
@@ -15,11 +15,11 @@ fn bin() -> Command {
     c
 }
 
-fn text(b: &[u8]) -> String {
+pub(crate) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn run(c: &mut Command) -> Output {
+pub(crate) fn run(c: &mut Command) -> Output {
     c.output().expect("spawn llm-in-sandbox")
 }
 

@@ -3,19 +3,16 @@
 //! against a fake model.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
+
+use crate::cli::{run, text};
 
 use llm_in_sandbox::llm::fake::{FakeServer, Reply};
 use serde_json::{Value, json};
 
+/// The binary, with none of the variables that would configure it from the environment.
 fn bin() -> Command {
-    crate::common::runtime();
-    let mut c = Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
-    c.stdin(Stdio::null());
-    c.env(
-        "LLM_IN_SANDBOX_CACHE",
-        llm_in_sandbox::artifacts::cache_root(None),
-    );
+    let mut c = crate::cli::bin();
     for k in [
         "LLM_NAME",
         "LLM_BASE_URL",
@@ -28,14 +25,6 @@ fn bin() -> Command {
         c.env_remove(k);
     }
     c
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn run(c: &mut Command) -> Output {
-    c.output().expect("spawn llm-in-sandbox")
 }
 
 /// The fake model: with tools, lists the input folder the prompt names (`INPUT=`) and writes
