@@ -364,8 +364,7 @@ fn report_and_gate(
         std::fs::write(path, eval::report::junit(&results, task))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    if let Some(step_summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty())
-    {
+    if let Some(step_summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
         use std::io::Write;
         let md = eval::report::markdown(summary);
         std::fs::OpenOptions::new()

@@ -182,9 +182,10 @@ pub enum TaskError {
     /// The task's prompts do not fill.
     #[error(transparent)]
     Prompts(#[from] crate::agent::prompt::PromptError),
-    /// A Hugging Face dataset could not be had.
+    /// A Hugging Face dataset could not be had (boxed: the Hub's error is large, and every
+    /// task result carries this type).
     #[error(transparent)]
-    Hub(#[from] super::hub::HubError),
+    Hub(Box<super::hub::HubError>),
     /// No such task.
     #[error("no task named {0:?}: give a task directory, or one of: {1}")]
     Unknown(String, String),
@@ -194,6 +195,12 @@ pub enum TaskError {
          (llm_in_sandbox/benchmark/{0}/ with config.yaml and reward.py) and pass --task PATH/{0}"
     )]
     NotShipped(String),
+}
+
+impl From<super::hub::HubError> for TaskError {
+    fn from(e: super::hub::HubError) -> Self {
+        TaskError::Hub(Box::new(e))
+    }
 }
 
 /// Keys of a task's `config.yaml` we read (ours and the reference's).

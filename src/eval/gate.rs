@@ -79,11 +79,7 @@ impl Gates {
                 None => {
                     let score = summary["mean_score"].as_f64().unwrap_or(0.0);
                     if score < g.min {
-                        failed.push(format!(
-                            "overall score {} < {}",
-                            pct(score),
-                            pct(g.min)
-                        ));
+                        failed.push(format!("overall score {} < {}", pct(score), pct(g.min)));
                     }
                 }
                 Some(d) => match summary["domains"][d.as_str()]["mean_score"].as_f64() {
@@ -119,7 +115,13 @@ mod tests {
     #[test]
     fn scores_parse_as_fractions_percentages_and_per_domain() {
         let g = |s: &str| s.parse::<ScoreGate>();
-        assert_eq!(g("0.85").unwrap(), ScoreGate { domain: None, min: 0.85 });
+        assert_eq!(
+            g("0.85").unwrap(),
+            ScoreGate {
+                domain: None,
+                min: 0.85
+            }
+        );
         assert_eq!(g("85%").unwrap().min, 0.85);
         let d = g("math=90%").unwrap();
         assert_eq!((d.domain.as_deref(), d.min), (Some("math"), 0.9));

@@ -267,7 +267,10 @@ pub fn junit(results: &[RowResult], task: &str) -> String {
     let time = |r: &RowResult| (r.llm_seconds + r.sandbox_seconds).max(0.0);
     let count = |rows: &[&RowResult]| {
         let errors = rows.iter().filter(|r| r.score.is_none()).count();
-        let failures = rows.iter().filter(|r| r.score.is_some_and(|s| s < 1.0)).count();
+        let failures = rows
+            .iter()
+            .filter(|r| r.score.is_some_and(|s| s < 1.0))
+            .count();
         let seconds: f64 = rows.iter().map(|r| time(r)).sum();
         (rows.len(), failures, errors, seconds)
     };
@@ -361,9 +364,16 @@ pub fn svg(series: &[(&str, &Value)]) -> String {
     domains.sort();
     domains.dedup();
     domains.push("overall".into());
-    let colors = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"];
+    let colors = [
+        "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1",
+    ];
     let (bar, gap, left, height) = (40.0, 30.0, 60.0, 300.0);
-    let top = 60.0 + 16.0 * series.len() as f64 + if compare { 26.0 } else { 8.0 };
+    let repeats = series
+        .iter()
+        .filter_map(|(_, s)| s["overall"]["spread"]["repeats"].as_u64())
+        .max();
+    let legend_lines = series.len() + usize::from(repeats.is_some());
+    let top = 60.0 + 16.0 * legend_lines as f64 + if compare { 26.0 } else { 8.0 };
     let group_w = bar * series.len() as f64 + gap;
     let width = (left + group_w * domains.len() as f64 + 30.0).max(520.0);
     let axis = top + height;
@@ -398,6 +408,22 @@ pub fn svg(series: &[(&str, &Value)]) -> String {
             esc(label),
             s["overall"]["rows"].as_u64().unwrap_or(0),
             s["overall"]["errors"].as_u64().unwrap_or(0),
+        ));
+    }
+    if let Some(k) = repeats {
+        let y = 56.0 + 16.0 * series.len() as f64;
+        let cx = left + 6.0;
+        out.push_str(&format!(
+            "<g stroke=\"#222\" stroke-width=\"1.5\"><line x1=\"{cx}\" x2=\"{cx}\" y1=\"{y}\" y2=\"{:.0}\"/><line x1=\"{:.0}\" x2=\"{:.0}\" y1=\"{y}\" y2=\"{y}\"/><line x1=\"{:.0}\" x2=\"{:.0}\" y1=\"{:.0}\" y2=\"{:.0}\"/></g><text x=\"{:.0}\" y=\"{:.0}\">min-max over {k} repeats</text>\n",
+            y + 12.0,
+            cx - 4.0,
+            cx + 4.0,
+            cx - 4.0,
+            cx + 4.0,
+            y + 12.0,
+            y + 12.0,
+            left + 16.0,
+            y + 11.0,
         ));
     }
     for pct in [0, 25, 50, 75, 100] {
@@ -446,10 +472,8 @@ pub fn svg(series: &[(&str, &Value)]) -> String {
                 score * 100.0
             ));
             let mut label_top = score;
-            if let (Some(lo), Some(hi)) = (
-                g["spread"]["min"].as_f64(),
-                g["spread"]["max"].as_f64(),
-            ) {
+            if let (Some(lo), Some(hi)) = (g["spread"]["min"].as_f64(), g["spread"]["max"].as_f64())
+            {
                 let (ylo, yhi) = (y_of(lo), y_of(hi));
                 out.push_str(&format!(
                     "<g class=\"spread\" stroke=\"#222\" stroke-width=\"1.5\"><line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{ylo:.1}\" y2=\"{yhi:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{ylo:.1}\" y2=\"{ylo:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{yhi:.1}\" y2=\"{yhi:.1}\"/><title>min {:.1}% max {:.1}% over {} repeats</title></g>\n",
@@ -575,7 +599,11 @@ mod tests {
         let s = summarize(&rows[..2], &json!({}), 0.0);
         assert!(s["overall"].get("spread").is_none(), "{s}");
         let svg = svg(&[("m llm", &summarize(&rows, &json!({}), 0.0))]);
-        assert_eq!(svg.matches("class=\"spread\"").count(), 2, "math and overall");
+        assert_eq!(
+            svg.matches("class=\"spread\"").count(),
+            2,
+            "math and overall"
+        );
     }
 
     #[test]
@@ -592,7 +620,15 @@ mod tests {
             xml.contains("<testsuites name=\"t&amp;t\" tests=\"3\" failures=\"1\" errors=\"1\" time=\"2.250\">"),
             "{xml}"
         );
-        assert!(xml.contains("<testsuite name=\"phys&lt;ics&gt;\" tests=\"1\" failures=\"0\" errors=\"1\""), "{xml}");
-        assert!(xml.contains("<testcase classname=\"math\" name=\"ok\" time=\"0.750\"/>"), "{xml}");
+        assert!(
+            xml.contains(
+                "<testsuite name=\"phys&lt;ics&gt;\" tests=\"1\" failures=\"0\" errors=\"1\""
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<testcase classname=\"math\" name=\"ok\" time=\"0.750\"/>"),
+            "{xml}"
+        );
     }
 }

@@ -246,7 +246,7 @@ impl Progress {
                     indicatif::ProgressDrawTarget::stderr(),
                 );
                 let style = indicatif::ProgressStyle::with_template(
-                    "{bar:30.cyan/blue} {pos}/{len} {per_sec:.dim} {msg} eta {eta}",
+                    "{pos}/{len} {wide_bar:.cyan/blue} {msg} eta {eta}",
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
                 .progress_chars("##-");
@@ -314,18 +314,24 @@ impl Progress {
                 eprintln!("{event}");
             }
             ProgressOutput::Human { .. } => {
-                let counts = format!(
-                    "score {:.1}% errors {} tokens {}",
-                    self.score(),
-                    self.errors,
-                    self.tokens
-                );
                 if let Some(bar) = &self.bar {
-                    bar.set_message(counts);
+                    let rate = self.done as f64 / self.started.elapsed().as_secs_f64().max(1e-3);
+                    bar.set_message(format!(
+                        "{rate:.1}/s score {:.1}% err {} tok {}",
+                        self.score(),
+                        self.errors,
+                        indicatif::HumanCount(self.tokens)
+                    ));
                     bar.inc(1);
                     return;
                 }
                 if self.line_due() {
+                    let counts = format!(
+                        "score {:.1}% errors {} tokens {}",
+                        self.score(),
+                        self.errors,
+                        self.tokens
+                    );
                     let elapsed = self.started.elapsed().as_secs_f64();
                     let rate = self.done as f64 / elapsed.max(1e-3);
                     let eta = (self.total - self.done) as f64 / rate.max(1e-9);

@@ -74,7 +74,11 @@ fn write_data(path: &Path, n: usize, wrong: &[usize], llm_wrong: &[usize], fail:
         .map(|i| {
             let domain = if i % 2 == 0 { "math" } else { "physics" };
             let truth = (i * 3).to_string();
-            let answer = if wrong.contains(&i) { "nope".to_string() } else { truth.clone() };
+            let answer = if wrong.contains(&i) {
+                "nope".to_string()
+            } else {
+                truth.clone()
+            };
             let mut statement = format!("Row {i}. ANSWER={answer} please");
             if llm_wrong.contains(&i) {
                 statement.push_str(" LLM_WRONG");
@@ -133,7 +137,14 @@ fn plain_progress_of_300_rows_is_a_few_readable_lines() {
         &server,
         &data,
         &dir.path().join("runs"),
-        &["--mode", "llm", "--num-workers", "16", "--progress-every", "3600"],
+        &[
+            "--mode",
+            "llm",
+            "--num-workers",
+            "16",
+            "--progress-every",
+            "3600",
+        ],
     ));
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
@@ -195,18 +206,30 @@ fn json_log_lines_parse_into_row_and_run_events() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
         .collect();
-    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds.first(), Some(&"start"));
     assert_eq!(kinds.iter().filter(|k| **k == "row").count(), 12);
     assert_eq!(&kinds[kinds.len() - 2..], ["run", "gate"]);
     let rows: Vec<&Value> = events.iter().filter(|e| e["event"] == "row").collect();
     let failed = rows.iter().find(|e| e["id"] == "r005").unwrap();
     assert_eq!(failed["score"], Value::Null);
-    assert!(failed["error"].as_str().unwrap().contains("LLM error"), "{failed}");
+    assert!(
+        failed["error"].as_str().unwrap().contains("LLM error"),
+        "{failed}"
+    );
     assert_eq!(failed["domain"], "physics");
     let wrong = rows.iter().find(|e| e["id"] == "r003").unwrap();
-    assert_eq!((wrong["score"].as_f64(), wrong["error"].is_null()), (Some(0.0), true));
-    assert!(rows.iter().all(|e| e["seconds"].as_f64().is_some_and(|s| s >= 0.0)));
+    assert_eq!(
+        (wrong["score"].as_f64(), wrong["error"].is_null()),
+        (Some(0.0), true)
+    );
+    assert!(
+        rows.iter()
+            .all(|e| e["seconds"].as_f64().is_some_and(|s| s >= 0.0))
+    );
     let done: Vec<u64> = rows.iter().map(|e| e["done"].as_u64().unwrap()).collect();
     assert_eq!(done, (1..=12).collect::<Vec<_>>());
     let run_ev = &events[events.len() - 2];
@@ -242,13 +265,22 @@ fn gates_set_the_exit_code_with_a_one_line_reason() {
         ["llm-in-sandbox: gate failed: overall score 75.0% < 80.0%"],
         "{err}"
     );
-    assert!(text(&o.stdout).contains("75.0%"), "the table is printed too");
+    assert!(
+        text(&o.stdout).contains("75.0%"),
+        "the table is printed too"
+    );
     let run_dir = only_dir(&dir.path().join("runs"));
     let md = std::fs::read_to_string(run_dir.join("summary.md")).unwrap();
     assert!(md.contains("| physics | 4 | 1 | 50.0% | 66.7% |"), "{md}");
-    assert!(md.contains("| **overall** | 8 | 1 | **75.0%** | 85.7% |"), "{md}");
+    assert!(
+        md.contains("| **overall** | 8 | 1 | **75.0%** | 85.7% |"),
+        "{md}"
+    );
     let step = std::fs::read_to_string(&summary_file).unwrap();
-    assert!(step.starts_with("earlier step\n") && step.contains(&md), "{step}");
+    assert!(
+        step.starts_with("earlier step\n") && step.contains(&md),
+        "{step}"
+    );
 
     let merged = dir.path().join("merged");
     let gate = |flags: &[&str]| {
@@ -268,18 +300,33 @@ fn gates_set_the_exit_code_with_a_one_line_reason() {
         let (code, err) = gate(flags);
         assert_eq!(code, Some(1), "{flags:?}: {err}");
         assert_eq!(
-            err.lines().filter(|l| l.contains("gate failed")).collect::<Vec<_>>(),
+            err.lines()
+                .filter(|l| l.contains("gate failed"))
+                .collect::<Vec<_>>(),
             [format!("llm-in-sandbox: gate failed: {reason}")],
             "{flags:?}"
         );
     };
     pass(&["--fail-under", "75%"]);
-    pass(&["--fail-under", "0.7,math=1,physics=0.5", "--max-errors", "1"]);
+    pass(&[
+        "--fail-under",
+        "0.7,math=1,physics=0.5",
+        "--max-errors",
+        "1",
+    ]);
     pass(&["--fail-under", "math=100%", "--fail-under", "physics=50%"]);
-    fail(&["--fail-under", "physics=0.6"], "physics score 50.0% < 60.0%");
+    fail(
+        &["--fail-under", "physics=0.6"],
+        "physics score 50.0% < 60.0%",
+    );
     fail(&["--max-errors", "0"], "1 error rows > --max-errors 0");
     fail(
-        &["--fail-under", "0.9,math=1,physics=51%", "--max-errors", "0"],
+        &[
+            "--fail-under",
+            "0.9,math=1,physics=51%",
+            "--max-errors",
+            "0",
+        ],
         "overall score 75.0% < 90.0%; physics score 50.0% < 51.0%; 1 error rows > --max-errors 0",
     );
     fail(
@@ -324,7 +371,11 @@ fn junit_has_a_testcase_per_row_with_failures_and_errors_counted() {
         n.attribute(a).unwrap_or("")
     }
     assert_eq!(
-        (attr(root, "tests"), attr(root, "failures"), attr(root, "errors")),
+        (
+            attr(root, "tests"),
+            attr(root, "failures"),
+            attr(root, "errors")
+        ),
         ("12", "4", "2")
     );
     let suites: Vec<roxmltree::Node> = root.children().filter(|n| n.is_element()).collect();
@@ -334,10 +385,7 @@ fn junit_has_a_testcase_per_row_with_failures_and_errors_counted() {
         .iter()
         .map(|s| (attr(*s, "tests"), attr(*s, "failures"), attr(*s, "errors")))
         .collect();
-    assert_eq!(
-        counts,
-        [("6", "0", "2"), ("6", "4", "0")]
-    );
+    assert_eq!(counts, [("6", "0", "2"), ("6", "4", "0")]);
     let cases: Vec<roxmltree::Node> = doc
         .descendants()
         .filter(|n| n.has_tag_name("testcase"))
@@ -380,7 +428,11 @@ fn junit_has_a_testcase_per_row_with_failures_and_errors_counted() {
         error.attribute("message").unwrap().contains("LLM error"),
         "{error:?}"
     );
-    assert_eq!(case("r000#0").children().count(), 0, "a passing row is empty");
+    assert_eq!(
+        case("r000#0").children().count(),
+        0,
+        "a passing row is empty"
+    );
 }
 
 #[test]
@@ -393,7 +445,12 @@ fn plot_of_a_sandbox_run_and_an_llm_run_shows_both_bars_and_the_delta() {
     let sandbox = dir.path().join("sandbox");
     let llm = dir.path().join("llm");
     for (out, mode) in [(&sandbox, "llm-in-sandbox"), (&llm, "llm")] {
-        let o = run(&mut benchmark(&server, &data, out, &["--mode", mode, "--quiet"]));
+        let o = run(&mut benchmark(
+            &server,
+            &data,
+            out,
+            &["--mode", mode, "--quiet"],
+        ));
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     }
     let svg_path = dir.path().join("cmp.svg");
