@@ -7,7 +7,9 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 
 use llm_in_sandbox::agent::Prompts;
-use llm_in_sandbox::eval::{self, BenchSettings, Mode, Scorer, Shard, TaskSpec, parse_jsonl};
+use llm_in_sandbox::eval::{
+    self, BenchSettings, Mode, ProgressOutput, Scorer, Shard, TaskSpec, parse_jsonl,
+};
 
 use super::run::{ModelArgs, Resolved};
 use super::{GlobalArgs, tokio_runtime};
@@ -36,6 +38,54 @@ enum BadRows {
     Skip,
     /// Report bad rows and stop before running anything.
     Stop,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LogFormat {
+    /// For people: a live bar on a terminal, plain lines elsewhere, one summary line.
+    Text,
+    /// One JSON object per line on stderr: `{"event":"start",...}`, `{"event":"row",...}` per
+    /// finished row, `{"event":"run",...}` with the summary, `{"event":"gate",...}`.
+    Json,
+}
+
+/// The exit codes of `benchmark` and `merge` (in `--help` and the README).
+pub const EXIT_CODES: &str = "Exit codes:
+  0  the run finished (every gate passed, if any were given)
+  1  a gate failed: --fail-under or --max-errors (the reason is one line on stderr)
+  2  usage or setup error: bad flags, task or data, the runtime, the run folder
+     (nothing was gated)";
+
+/// CI: gates and reports, on `benchmark` and on `merge` (sharded jobs gate on the merged run).
+#[derive(Debug, Args)]
+pub struct CiArgs {
+    /// Exit 1 when the overall mean score (error rows count as 0) is below SCORE, or with
+    /// DOMAIN=SCORE when that domain's is. SCORE is a fraction (0.85) or a percentage (85%).
+    /// Repeat the flag or give a comma list: --fail-under 0.8,math=0.9.
+    #[arg(long, value_name = "[DOMAIN=]SCORE", value_delimiter = ',')]
+    fail_under: Vec<eval::gate::ScoreGate>,
+    /// Exit 1 when more than N rows have an error (no score).
+    #[arg(long, value_name = "N")]
+    max_errors: Option<u64>,
+    /// Write JUnit XML here: a test suite per domain, a test case per row (a failure when it
+    /// scored below 1, an error when it has no score), for CI test reports.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+}
+
+/// Progress output of `benchmark`.
+#[derive(Debug, Args)]
+struct OutputArgs {
+    /// No progress output (the summary table still goes to stdout).
+    #[arg(long, short = 'q', conflicts_with = "log_format")]
+    quiet: bool,
+    /// Progress on stderr for people (text) or machines (json: one event per line).
+    #[arg(long, value_enum, default_value = "text")]
+    log_format: LogFormat,
+    /// When stderr is not a terminal: a progress line at least this often (and every 5% of
+    /// the rows).
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    progress_every: f64,
 }
 
 #[derive(Debug, Args)]
@@ -121,6 +171,10 @@ pub struct BenchmarkArgs {
     /// Judge calls per answer.
     #[arg(long, alias = "judge_repeats", default_value_t = eval::judge::DEFAULT_REPEATS, value_name = "N")]
     judge_repeats: u32,
+    #[command(flatten)]
+    output: OutputArgs,
+    #[command(flatten)]
+    ci: CiArgs,
     #[command(flatten)]
     model: ModelArgs,
 }
@@ -227,17 +281,37 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         }
         None => None,
     };
+    let out = &args.output;
+    if !(out.progress_every.is_finite() && out.progress_every > 0.0) {
+        bail!("--progress-every must be a positive number of seconds");
+    }
+    let progress = match (out.quiet, out.log_format) {
+        (true, _) => ProgressOutput::Off,
+        (false, LogFormat::Json) => ProgressOutput::Json,
+        (false, LogFormat::Text) => ProgressOutput::Human {
+            every: std::time::Duration::from_secs_f64(out.progress_every),
+        },
+    };
     let runtime = global.load_runtime_for(args.num_workers)?;
-    eprintln!(
-        "llm-in-sandbox: {} rows x {} from task {} with {} ({} mode, {} workers) -> {}",
-        rows.len(),
-        args.repeat,
-        task.name,
-        llm.model,
-        mode.name(),
-        args.num_workers,
-        run_dir.display()
-    );
+    match progress {
+        ProgressOutput::Off => {}
+        ProgressOutput::Json => eprintln!(
+            "{}",
+            serde_json::json!({"event": "start", "rows": rows.len(), "repeat": args.repeat,
+                "task": task.name, "model": llm.model, "mode": mode.name(),
+                "workers": args.num_workers, "run_dir": run_dir})
+        ),
+        ProgressOutput::Human { .. } => eprintln!(
+            "llm-in-sandbox: {} rows x {} from task {} with {} ({} mode, {} workers) -> {}",
+            rows.len(),
+            args.repeat,
+            task.name,
+            llm.model,
+            mode.name(),
+            args.num_workers,
+            run_dir.display()
+        ),
+    }
     let settings = BenchSettings {
         mode,
         workers: args.num_workers,
@@ -252,10 +326,10 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         judge,
         extra_config,
         sandbox,
-        progress: true,
+        progress,
     };
     let outcome = rt.block_on(eval::runner::run(runtime, &task, rows, settings))?;
-    if outcome.resumed > 0 {
+    if outcome.resumed > 0 && matches!(progress, ProgressOutput::Human { .. }) {
         eprintln!(
             "llm-in-sandbox: {} rows were already done and skipped",
             outcome.resumed
@@ -263,7 +337,70 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
     }
     print!("{}", eval::report::table(&outcome.summary));
     println!("results: {}", run_dir.display());
-    Ok(ExitCode::SUCCESS)
+    report_and_gate(
+        &args.ci,
+        &outcome.summary,
+        &run_dir,
+        args.output.log_format == LogFormat::Json && !args.output.quiet,
+    )
+}
+
+/// After a run or a merge: the JUnit file, the Markdown summary appended to
+/// `$GITHUB_STEP_SUMMARY` (when set), then the gates. Exit 1 with a one-line reason when a
+/// gate fails.
+fn report_and_gate(
+    ci: &CiArgs,
+    summary: &serde_json::Value,
+    run_dir: &std::path::Path,
+    json_log: bool,
+) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &ci.junit {
+        let results = eval::report::read_results(&run_dir.join("results.jsonl"));
+        let task = summary["task"].as_str().unwrap_or("benchmark");
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(path, eval::report::junit(&results, task))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(step_summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
+        use std::io::Write;
+        let md = eval::report::markdown(summary);
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&step_summary)
+            .and_then(|mut f| writeln!(f, "{md}"))
+            .with_context(|| {
+                format!(
+                    "cannot append to $GITHUB_STEP_SUMMARY ({})",
+                    std::path::Path::new(&step_summary).display()
+                )
+            })?;
+    }
+    let gates = eval::gate::Gates {
+        scores: ci.fail_under.clone(),
+        max_errors: ci.max_errors,
+    };
+    if gates.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let failed = gates.check(summary);
+    if json_log {
+        eprintln!(
+            "{}",
+            serde_json::json!({"event": "gate", "passed": failed.is_empty(), "failed": failed})
+        );
+    }
+    if failed.is_empty() {
+        if !json_log {
+            eprintln!("llm-in-sandbox: gates passed");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!("llm-in-sandbox: gate failed: {}", failed.join("; "));
+    Ok(ExitCode::from(1))
 }
 
 #[derive(Debug, Args)]
@@ -274,6 +411,8 @@ pub struct MergeArgs {
     /// Folder for the merged results.
     #[arg(long, short = 'o', default_value = "merged", value_name = "DIR")]
     output: PathBuf,
+    #[command(flatten)]
+    ci: CiArgs,
 }
 
 pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
@@ -285,7 +424,7 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let summary = eval::merge(&args.dirs, &args.output)?;
     print!("{}", eval::report::table(&summary));
     println!("results: {}", args.output.display());
-    Ok(ExitCode::SUCCESS)
+    report_and_gate(&args.ci, &summary, &args.output, false)
 }
 
 #[derive(Debug, Args)]

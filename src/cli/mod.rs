@@ -89,8 +89,11 @@ enum Command {
     ///
     /// Example: llm-in-sandbox benchmark --task demo --llm-base-url http://localhost:8000/v1
     ///          --llm-name Qwen3-8B --num-workers 32
+    #[command(after_help = benchmark::EXIT_CODES)]
     Benchmark(Box<benchmark::BenchmarkArgs>),
-    /// Join the results of several runs (e.g. shards) into one results.json.
+    /// Join the results of several runs (e.g. shards) into one results.json; gates and
+    /// --junit work on the merged rows as on a run.
+    #[command(after_help = benchmark::EXIT_CODES)]
     Merge(benchmark::MergeArgs),
     /// Draw the score per domain of several runs side by side (e.g. sandbox vs llm mode) as SVG.
     Plot(benchmark::PlotArgs),

@@ -2,6 +2,7 @@
 //! resumable runs and shards.
 
 pub mod dataset;
+pub mod gate;
 pub mod hub;
 pub mod judge;
 pub mod report;
@@ -9,7 +10,7 @@ pub mod runner;
 pub mod score;
 
 pub use dataset::{Row, RowError, TaskError, TaskSpec, parse_jsonl};
-pub use runner::{BenchOutcome, BenchSettings, Mode, Shard};
+pub use runner::{BenchOutcome, BenchSettings, Mode, ProgressOutput, Shard};
 pub use score::{RewardScript, Score, Scorer};
 
 /// Task sets shipped with the project (`tasks/*.jsonl`): name, JSONL, default scorer.

@@ -64,32 +64,49 @@ pub fn read_results(path: &Path) -> Vec<RowResult> {
         .collect()
 }
 
-#[derive(Default, Serialize)]
+#[derive(Default)]
 struct Group {
     n: usize,
     scored: usize,
     errors: usize,
     sum: f64,
+    /// Per repeat index: (score sum with errors as 0, rows).
+    repeats: BTreeMap<u32, (f64, usize)>,
 }
 
 impl Group {
     fn add(&mut self, r: &RowResult) {
         self.n += 1;
+        let rep = self.repeats.entry(r.repeat).or_default();
+        rep.1 += 1;
         match r.score {
             Some(s) => {
                 self.scored += 1;
                 self.sum += s;
+                rep.0 += s;
             }
             None => self.errors += 1,
         }
     }
     /// `mean_score` counts error rows as 0, as the reference does; `mean_score_scored` is the
-    /// mean over the rows that have a score, so nothing is hidden.
+    /// mean over the rows that have a score, so nothing is hidden. With more than one repeat,
+    /// `spread` is the lowest and highest of the per-repeat mean scores.
     fn json(&self) -> Value {
         let mean = (self.n > 0).then(|| self.sum / self.n as f64);
         let scored = (self.scored > 0).then(|| self.sum / self.scored as f64);
-        json!({"mean_score": mean, "mean_score_scored": scored, "rows": self.n,
-               "scored": self.scored, "errors": self.errors})
+        let mut out = json!({"mean_score": mean, "mean_score_scored": scored, "rows": self.n,
+               "scored": self.scored, "errors": self.errors});
+        if self.repeats.len() > 1 {
+            let means: Vec<f64> = self
+                .repeats
+                .values()
+                .map(|(sum, n)| sum / (*n).max(1) as f64)
+                .collect();
+            let min = means.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            out["spread"] = json!({"repeats": means.len(), "min": min, "max": max});
+        }
+        out
     }
 }
 
@@ -136,10 +153,7 @@ pub fn table(summary: &Value) -> String {
         "{:<24} {:>6} {:>7} {:>7} {:>8}\n",
         "domain", "rows", "errors", "score", "scored"
     );
-    let pct = |v: &Value| {
-        v.as_f64()
-            .map_or("-".to_string(), |s| format!("{:.1}%", s * 100.0))
-    };
+    let pct = pct_or_dash;
     let row = |name: &str, g: &Value| {
         format!(
             "{name:<24} {:>6} {:>7} {:>7} {:>8}\n",
@@ -161,15 +175,183 @@ pub fn table(summary: &Value) -> String {
     out
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// Text safe inside XML 1.0 (element text or a quoted attribute): the five special characters
+/// escaped, and the characters XML 1.0 cannot carry at all (most C0 controls, lone surrogates
+/// cannot occur in a `str`, U+FFFE/U+FFFF) dropped. Answers may contain anything.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
-/// A bar chart (SVG) of the score per domain for one or more labelled summaries (e.g.
-/// sandbox vs llm mode).
+fn esc(s: &str) -> String {
+    xml_escape(s)
+}
+
+fn pct_or_dash(v: &Value) -> String {
+    v.as_f64()
+        .map_or("-".to_string(), |s| format!("{:.1}%", s * 100.0))
+}
+
+/// A Markdown summary (`summary.md`, and what goes to `$GITHUB_STEP_SUMMARY`): a heading
+/// naming the task, model and mode, and a table per domain plus the overall row.
+pub fn markdown(summary: &Value) -> String {
+    let c = &summary["config"];
+    let cell = |s: &str| s.replace('|', "\\|").replace(['\n', '\r'], " ");
+    let mut out = format!(
+        "### {} ({}, {})\n\n| domain | rows | errors | score | scored |\n|---|---:|---:|---:|---:|\n",
+        cell(summary["task"].as_str().unwrap_or("benchmark")),
+        cell(c["model"].as_str().unwrap_or("?")),
+        cell(c["mode"].as_str().unwrap_or("?")),
+    );
+    let row = |name: &str, g: &Value, bold: bool| {
+        let b = if bold { "**" } else { "" };
+        format!(
+            "| {b}{}{b} | {} | {} | {b}{}{b} | {} |\n",
+            cell(name),
+            g["rows"].as_u64().unwrap_or(0),
+            g["errors"].as_u64().unwrap_or(0),
+            pct_or_dash(&g["mean_score"]),
+            pct_or_dash(&g["mean_score_scored"]),
+        )
+    };
+    if let Some(d) = summary["domains"].as_object() {
+        for (name, g) in d {
+            out.push_str(&row(name, g, false));
+        }
+    }
+    out.push_str(&row("overall", &summary["overall"], true));
+    out.push_str(&format!(
+        "\nscore: error rows count as 0; scored: mean over rows with a score. {:.0} s.\n",
+        summary["elapsed_time_seconds"].as_f64().unwrap_or(0.0)
+    ));
+    out
+}
+
+/// At most `max` characters of `s`, with `...` when cut.
+fn clip(s: &str, max: usize) -> String {
+    let mut chars = s.chars();
+    let head: String = chars.by_ref().take(max).collect();
+    if chars.next().is_some() {
+        format!("{head}...")
+    } else {
+        head
+    }
+}
+
+/// JUnit XML of a run's rows, the shape CI systems read (GitHub, GitLab, Jenkins): one
+/// `<testsuite>` per domain inside `<testsuites>`, one `<testcase>` per row (`classname` the
+/// domain, `name` the id, with `#repeat` when rows ran more than once, `time` the row's model
+/// plus sandbox seconds). A row scoring below 1 has a `<failure>` (answer vs ground truth), a
+/// row without a score an `<error>` (its message).
+pub fn junit(results: &[RowResult], task: &str) -> String {
+    let mut sorted: Vec<&RowResult> = results.iter().collect();
+    sorted.sort_by(|a, b| a.key.cmp(&b.key));
+    sorted.dedup_by(|a, b| a.key == b.key);
+    let repeated = sorted.iter().any(|r| r.repeat > 0);
+    let mut suites: BTreeMap<&str, Vec<&RowResult>> = BTreeMap::new();
+    for r in &sorted {
+        suites.entry(r.domain.as_str()).or_default().push(r);
+    }
+    let time = |r: &RowResult| (r.llm_seconds + r.sandbox_seconds).max(0.0);
+    let count = |rows: &[&RowResult]| {
+        let errors = rows.iter().filter(|r| r.score.is_none()).count();
+        let failures = rows
+            .iter()
+            .filter(|r| r.score.is_some_and(|s| s < 1.0))
+            .count();
+        let seconds: f64 = rows.iter().map(|r| time(r)).sum();
+        (rows.len(), failures, errors, seconds)
+    };
+    let (n, f, e, t) = count(&sorted);
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{n}\" failures=\"{f}\" errors=\"{e}\" time=\"{t:.3}\">\n",
+        esc(task)
+    );
+    for (domain, rows) in &suites {
+        let (n, f, e, t) = count(rows);
+        let name = if domain.is_empty() { "(none)" } else { domain };
+        out.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{f}\" errors=\"{e}\" skipped=\"0\" time=\"{t:.3}\">\n",
+            esc(name)
+        ));
+        for r in rows {
+            let case = if repeated {
+                format!("{}#{}", r.id, r.repeat)
+            } else {
+                r.id.clone()
+            };
+            out.push_str(&format!(
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+                esc(name),
+                esc(&case),
+                time(r)
+            ));
+            let answer = r.answer.as_deref().unwrap_or("");
+            match (r.score, &r.error) {
+                (Some(s), _) if s >= 1.0 => out.push_str("/>\n"),
+                (Some(s), _) => out.push_str(&format!(
+                    ">\n      <failure message=\"{}\" type=\"score\">score: {s}\nanswer: {}\nground truth: {}</failure>\n    </testcase>\n",
+                    esc(&format!(
+                        "score {s:.2}: answer {:?} vs ground truth {:?}",
+                        clip(answer, 120),
+                        clip(&r.ground_truth, 120)
+                    )),
+                    esc(answer),
+                    esc(&r.ground_truth)
+                )),
+                (None, error) => {
+                    let msg = error.as_deref().unwrap_or("no score");
+                    out.push_str(&format!(
+                        ">\n      <error message=\"{}\" type=\"error\">{}</error>\n    </testcase>\n",
+                        esc(&clip(msg, 200)),
+                        esc(msg)
+                    ));
+                }
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// The group of `domain` (or `overall`) in a summary.
+fn group<'a>(s: &'a Value, domain: &str) -> &'a Value {
+    if domain == "overall" {
+        &s["overall"]
+    } else {
+        &s["domains"][domain]
+    }
+}
+
+/// A bar chart (SVG) of the score per domain for one or more labelled summaries: each bar
+/// with its value, its row count and errors under it, the min-max over repeats as a whisker
+/// when rows ran more than once. Two summaries of which one is `llm` mode and the other
+/// `llm-in-sandbox` are drawn as the paper's Figure 1: the plain LLM first, the sandbox next
+/// to it, and the difference (sandbox - llm, in points) above each domain.
 pub fn svg(series: &[(&str, &Value)]) -> String {
+    let mut series: Vec<(&str, &Value)> = series.to_vec();
+    let mode = |s: &Value| s["config"]["mode"].as_str().unwrap_or("").to_string();
+    let compare = series.len() == 2 && {
+        let (a, b) = (mode(series[0].1), mode(series[1].1));
+        let sandbox = |m: &str| m == "llm-in-sandbox" || m == "sandbox";
+        (a == "llm" && sandbox(&b)) || (b == "llm" && sandbox(&a))
+    };
+    if compare && mode(series[0].1) != "llm" {
+        series.swap(0, 1);
+    }
     let mut domains: Vec<String> = series
         .iter()
         .flat_map(|(_, s)| {
@@ -182,63 +364,160 @@ pub fn svg(series: &[(&str, &Value)]) -> String {
     domains.sort();
     domains.dedup();
     domains.push("overall".into());
-    let colors = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759"];
-    let (bar, gap, left, top, height) =
-        (22.0, 18.0, 60.0, 30.0 + 16.0 * series.len() as f64, 300.0);
-    let group = bar * series.len() as f64 + gap;
-    let width = (left + group * domains.len() as f64 + 40.0).max(420.0);
+    let colors = [
+        "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1",
+    ];
+    let (bar, gap, left, height) = (40.0, 30.0, 60.0, 300.0);
+    let repeats = series
+        .iter()
+        .filter_map(|(_, s)| s["overall"]["spread"]["repeats"].as_u64())
+        .max();
+    let legend_lines = series.len() + usize::from(repeats.is_some());
+    let top = 60.0 + 16.0 * legend_lines as f64 + if compare { 26.0 } else { 8.0 };
+    let group_w = bar * series.len() as f64 + gap;
+    let width = (left + group_w * domains.len() as f64 + 30.0).max(520.0);
+    let axis = top + height;
+    let task = series
+        .first()
+        .and_then(|(_, s)| s["task"].as_str())
+        .unwrap_or("benchmark");
+    let title = if compare {
+        format!("{task}: LLM vs LLM-in-Sandbox, score per domain")
+    } else {
+        format!("{task}: score per domain")
+    };
+    let note = if compare {
+        "bars: mean score (error rows count as 0); above each pair: sandbox - llm, in points"
+    } else {
+        "bars: mean score (error rows count as 0); under each bar: rows and errors"
+    };
     let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{:.0}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{left}\" y=\"22\" font-size=\"15\">Score per domain</text>\n",
-        top + height + 90.0
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{:.0}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{left}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>\n<text x=\"{left}\" y=\"42\" font-size=\"11\" fill=\"#555\">{}</text>\n",
+        axis + 110.0,
+        esc(&title),
+        esc(note)
     );
+    for (j, (label, s)) in series.iter().enumerate() {
+        let y = 56.0 + 16.0 * j as f64;
+        out.push_str(&format!(
+            "<rect x=\"{left}\" y=\"{:.0}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0}\" y=\"{:.0}\">{} ({} rows, {} errors)</text>\n",
+            y,
+            colors[j % colors.len()],
+            left + 16.0,
+            y + 11.0,
+            esc(label),
+            s["overall"]["rows"].as_u64().unwrap_or(0),
+            s["overall"]["errors"].as_u64().unwrap_or(0),
+        ));
+    }
+    if let Some(k) = repeats {
+        let y = 56.0 + 16.0 * series.len() as f64;
+        let cx = left + 6.0;
+        out.push_str(&format!(
+            "<g stroke=\"#222\" stroke-width=\"1.5\"><line x1=\"{cx}\" x2=\"{cx}\" y1=\"{y}\" y2=\"{:.0}\"/><line x1=\"{:.0}\" x2=\"{:.0}\" y1=\"{y}\" y2=\"{y}\"/><line x1=\"{:.0}\" x2=\"{:.0}\" y1=\"{:.0}\" y2=\"{:.0}\"/></g><text x=\"{:.0}\" y=\"{:.0}\">min-max over {k} repeats</text>\n",
+            y + 12.0,
+            cx - 4.0,
+            cx + 4.0,
+            cx - 4.0,
+            cx + 4.0,
+            y + 12.0,
+            y + 12.0,
+            left + 16.0,
+            y + 11.0,
+        ));
+    }
     for pct in [0, 25, 50, 75, 100] {
         let y = top + height * (1.0 - pct as f64 / 100.0);
         out.push_str(&format!(
-            "<line x1=\"{left}\" x2=\"{:.0}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{:.0}\" y=\"{:.1}\" text-anchor=\"end\">{pct}%</text>\n",
-            width - 30.0,
+            "<line x1=\"{left}\" x2=\"{:.0}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{}\"/><text x=\"{:.0}\" y=\"{:.1}\" text-anchor=\"end\">{pct}%</text>\n",
+            width - 20.0,
+            if pct == 0 { "#888" } else { "#ddd" },
             left - 6.0,
             y + 4.0
         ));
     }
+    let y_of = |score: f64| top + height * (1.0 - score.clamp(0.0, 1.0));
     for (i, d) in domains.iter().enumerate() {
-        let x0 = left + gap / 2.0 + group * i as f64;
+        let x0 = left + gap / 2.0 + group_w * i as f64;
+        let mut highest = 0f64;
         for (j, (_, s)) in series.iter().enumerate() {
-            let g = if d == "overall" {
-                &s["overall"]
-            } else {
-                &s["domains"][d.as_str()]
-            };
+            let g = group(s, d);
+            let x = x0 + bar * j as f64;
+            let cx = x + bar / 2.0;
+            let rows = g["rows"].as_u64().unwrap_or(0);
+            let errors = g["errors"].as_u64().unwrap_or(0);
+            if rows > 0 {
+                out.push_str(&format!(
+                    "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">n={rows}</text>\n",
+                    axis + 13.0
+                ));
+            }
+            if errors > 0 {
+                out.push_str(&format!(
+                    "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#c00\">{errors} err</text>\n",
+                    axis + 25.0
+                ));
+            }
             let Some(score) = g["mean_score"].as_f64() else {
                 continue;
             };
             let h = height * score.clamp(0.0, 1.0);
             out.push_str(&format!(
-                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar}\" height=\"{h:.1}\" fill=\"{}\"><title>{}: {:.1}%</title></rect>\n",
-                x0 + bar * j as f64,
-                top + height - h,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{}\"><title>{}: {:.1}%</title></rect>\n",
+                x + 2.0,
+                axis - h,
+                bar - 4.0,
                 colors[j % colors.len()],
                 esc(d),
                 score * 100.0
             ));
+            let mut label_top = score;
+            if let (Some(lo), Some(hi)) = (g["spread"]["min"].as_f64(), g["spread"]["max"].as_f64())
+            {
+                let (ylo, yhi) = (y_of(lo), y_of(hi));
+                out.push_str(&format!(
+                    "<g class=\"spread\" stroke=\"#222\" stroke-width=\"1.5\"><line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{ylo:.1}\" y2=\"{yhi:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{ylo:.1}\" y2=\"{ylo:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{yhi:.1}\" y2=\"{yhi:.1}\"/><title>min {:.1}% max {:.1}% over {} repeats</title></g>\n",
+                    cx - 6.0,
+                    cx + 6.0,
+                    cx - 6.0,
+                    cx + 6.0,
+                    lo * 100.0,
+                    hi * 100.0,
+                    g["spread"]["repeats"].as_u64().unwrap_or(0)
+                ));
+                label_top = label_top.max(hi);
+            }
+            highest = highest.max(label_top);
+            out.push_str(&format!(
+                "<text class=\"value\" x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\">{:.1}</text>\n",
+                y_of(label_top) - 4.0,
+                score * 100.0
+            ));
         }
+        if compare
+            && let (Some(llm), Some(sandbox)) = (
+                group(series[0].1, d)["mean_score"].as_f64(),
+                group(series[1].1, d)["mean_score"].as_f64(),
+            )
+        {
+            let delta = (sandbox - llm) * 100.0;
+            let (color, sign) = if delta >= 0.0 {
+                ("#1a7f37", "+")
+            } else {
+                ("#c00", "")
+            };
+            out.push_str(&format!(
+                "<text class=\"delta\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"12\" font-weight=\"bold\" fill=\"{color}\">{sign}{delta:.1}</text>\n",
+                x0 + bar * series.len() as f64 / 2.0,
+                y_of(highest) - 20.0
+            ));
+        }
+        let lx = x0 + bar * series.len() as f64 / 2.0;
+        let ly = axis + 40.0;
         out.push_str(&format!(
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" transform=\"rotate(-35 {:.1} {:.1})\">{}</text>\n",
-            x0 + group / 2.0,
-            top + height + 16.0,
-            x0 + group / 2.0,
-            top + height + 16.0,
+            "<text x=\"{lx:.1}\" y=\"{ly:.1}\" text-anchor=\"end\" transform=\"rotate(-30 {lx:.1} {ly:.1})\"{}>{}</text>\n",
+            if d == "overall" { " font-weight=\"bold\"" } else { "" },
             esc(d)
-        ));
-    }
-    for (j, (label, _)) in series.iter().enumerate() {
-        out.push_str(&format!(
-            "<rect x=\"{:.0}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0}\" y=\"{}\">{}</text>\n",
-            width - 190.0,
-            8 + 16 * j,
-            colors[j % colors.len()],
-            width - 174.0,
-            19 + 16 * j,
-            esc(label)
         ));
     }
     out.push_str("</svg>\n");
@@ -275,5 +554,81 @@ mod tests {
         );
         // Rows without a warning are written without the field, as before.
         assert!(!serde_json::to_string(&rows[0]).unwrap().contains("warning"));
+    }
+
+    fn row(id: &str, repeat: u32, domain: &str, score: Option<f64>) -> RowResult {
+        RowResult {
+            key: format!("{id}#{repeat}"),
+            id: id.into(),
+            repeat,
+            domain: domain.into(),
+            score,
+            error: score.is_none().then(|| "LLM error: boom".to_string()),
+            answer: Some("a\u{0}b\u{1b}[31m<&>\u{fffe}".into()),
+            ground_truth: "1".into(),
+            stop: "submitted".into(),
+            steps: 1,
+            tokens: 1,
+            llm_seconds: 0.25,
+            sandbox_seconds: 0.5,
+            warning: None,
+            problem_statement: None,
+            reward: None,
+            judge: None,
+        }
+    }
+
+    #[test]
+    fn spread_is_the_min_and_max_of_the_per_repeat_means() {
+        // Repeat 0: 2/2 right; repeat 1: 1/2 (an error counts 0); repeat 2: 0/2.
+        let rows = [
+            row("a", 0, "math", Some(1.0)),
+            row("b", 0, "math", Some(1.0)),
+            row("a", 1, "math", Some(1.0)),
+            row("b", 1, "math", None),
+            row("a", 2, "math", Some(0.0)),
+            row("b", 2, "math", Some(0.0)),
+        ];
+        let s = summarize(&rows, &json!({}), 0.0);
+        assert_eq!(
+            s["domains"]["math"]["spread"],
+            json!({"repeats": 3, "min": 0.0, "max": 1.0})
+        );
+        assert_eq!(s["overall"]["mean_score"], 0.5);
+        // One repeat: no spread.
+        let s = summarize(&rows[..2], &json!({}), 0.0);
+        assert!(s["overall"].get("spread").is_none(), "{s}");
+        let svg = svg(&[("m llm", &summarize(&rows, &json!({}), 0.0))]);
+        assert_eq!(
+            svg.matches("class=\"spread\"").count(),
+            2,
+            "math and overall"
+        );
+    }
+
+    #[test]
+    fn junit_drops_what_xml_cannot_carry_and_counts_right() {
+        let rows = [
+            row("ok", 0, "math", Some(1.0)),
+            row("half", 0, "math", Some(0.5)),
+            row("err", 0, "phys<ics>", None),
+        ];
+        let xml = junit(&rows, "t&t");
+        assert!(!xml.contains('\u{0}') && !xml.contains('\u{1b}') && !xml.contains('\u{fffe}'));
+        assert!(xml.contains("ab[31m&lt;&amp;&gt;"), "{xml}");
+        assert!(
+            xml.contains("<testsuites name=\"t&amp;t\" tests=\"3\" failures=\"1\" errors=\"1\" time=\"2.250\">"),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                "<testsuite name=\"phys&lt;ics&gt;\" tests=\"1\" failures=\"0\" errors=\"1\""
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<testcase classname=\"math\" name=\"ok\" time=\"0.750\"/>"),
+            "{xml}"
+        );
     }
 }

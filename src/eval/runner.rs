@@ -4,14 +4,14 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use sha2::Digest;
 use tokio::task::JoinSet;
 
 use super::dataset::{Row, TaskSpec};
-use super::report::{RowResult, read_results, summarize, svg, table};
+use super::report::{RowResult, markdown, read_results, summarize, svg, table};
 use super::score::{Score, extract};
 use crate::agent::{EpisodeSettings, EpisodeSpec, SandboxSettings, setup};
 use crate::llm::{Client, LlmConfig, Message};
@@ -112,13 +112,13 @@ pub struct BenchSettings {
     pub extra_config: serde_json::Map<String, Value>,
     /// Each episode's sandbox: command timeout, quota, network policy.
     pub sandbox: SandboxSettings,
-    /// Print a progress line on stderr.
-    pub progress: bool,
+    /// Progress on stderr.
+    pub progress: ProgressOutput,
 }
 
 impl BenchSettings {
     /// Sandbox mode, 8 workers, every row once, no shard, default episode and sandbox settings
-    /// (120 s per command, 1 GiB quota, no network), no progress line.
+    /// (120 s per command, 1 GiB quota, no network), no progress output.
     pub fn new(llm: LlmConfig, run_dir: PathBuf) -> Self {
         BenchSettings {
             mode: Mode::Sandbox,
@@ -134,7 +134,7 @@ impl BenchSettings {
             judge: None,
             extra_config: serde_json::Map::new(),
             sandbox: SandboxSettings::default(),
-            progress: false,
+            progress: ProgressOutput::Off,
         }
     }
 }
@@ -198,6 +198,28 @@ fn blank_result(job: &Job) -> RowResult {
     }
 }
 
+/// How a run reports its progress on stderr.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ProgressOutput {
+    /// Nothing.
+    Off,
+    /// For people: on a terminal a live bar (done/total, rate, running score, errors, tokens,
+    /// ETA); elsewhere (a CI log) a plain line every `every` or every 5% of the rows,
+    /// whichever comes first. One summary line at the end either way.
+    Human {
+        /// The longest gap between plain lines.
+        every: Duration,
+    },
+    /// For machines: one JSON object per line, `{"event":"row",...}` per finished row and
+    /// `{"event":"run",...}` (the summary's fields) at the end.
+    Json,
+}
+
+impl ProgressOutput {
+    /// Plain lines at most every 10 s (and every 5%).
+    pub const DEFAULT_EVERY: Duration = Duration::from_secs(10);
+}
+
 struct Progress {
     started: Instant,
     total: usize,
@@ -206,21 +228,34 @@ struct Progress {
     score_sum: f64,
     scored: usize,
     tokens: u64,
-    enabled: bool,
-    /// A live bar on a terminal; plain lines otherwise (a CI log must not get one `\r` line
-    /// per row).
-    terminal: bool,
+    output: ProgressOutput,
+    /// The live bar, on a terminal only (a CI log must not get one `\r` line per row).
+    bar: Option<indicatif::ProgressBar>,
     /// When the last plain line was printed, and at which 5% step.
     last_line: Instant,
     last_step: usize,
 }
 
-/// Plain progress lines (not a terminal): at most one per this interval, or per 5% done.
-const LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
-
 impl Progress {
-    fn new(total: usize, enabled: bool) -> Progress {
+    fn new(total: usize, output: ProgressOutput) -> Progress {
         use std::io::IsTerminal;
+        let bar = match output {
+            ProgressOutput::Human { .. } if total > 0 && std::io::stderr().is_terminal() => {
+                let bar = indicatif::ProgressBar::with_draw_target(
+                    Some(total as u64),
+                    indicatif::ProgressDrawTarget::stderr(),
+                );
+                let style = indicatif::ProgressStyle::with_template(
+                    "{pos}/{len} {wide_bar:.cyan/blue} {msg} eta {eta}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("##-");
+                bar.set_style(style);
+                bar.enable_steady_tick(Duration::from_secs(1));
+                Some(bar)
+            }
+            _ => None,
+        };
         Progress {
             started: Instant::now(),
             total,
@@ -229,24 +264,32 @@ impl Progress {
             score_sum: 0.0,
             scored: 0,
             tokens: 0,
-            enabled,
-            terminal: std::io::stderr().is_terminal(),
+            output,
+            bar,
             last_line: Instant::now(),
             last_step: 0,
         }
     }
 
-    /// Whether a plain line is due now (every 5% or every `LINE_EVERY`, and at the end).
+    /// Whether a plain line is due now (every 5% or every `every`, and at the end).
     fn line_due(&mut self) -> bool {
+        let every = match self.output {
+            ProgressOutput::Human { every } => every,
+            _ => ProgressOutput::DEFAULT_EVERY,
+        };
         let step = 20 * self.done / self.total.max(1);
-        let due = self.done == self.total
-            || step > self.last_step
-            || self.last_line.elapsed() >= LINE_EVERY;
+        let due =
+            self.done == self.total || step > self.last_step || self.last_line.elapsed() >= every;
         if due {
             self.last_step = step;
             self.last_line = Instant::now();
         }
         due
+    }
+
+    /// The running mean score, error rows as 0 (as the final `mean_score`).
+    fn score(&self) -> f64 {
+        100.0 * self.score_sum / self.done.max(1) as f64
     }
 
     fn update(&mut self, r: &RowResult) {
@@ -259,32 +302,91 @@ impl Progress {
             }
             None => self.errors += 1,
         }
-        if !self.enabled {
-            return;
-        }
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let eta = elapsed / self.done as f64 * (self.total - self.done) as f64;
-        // Error rows count as 0, as in the final `mean_score`.
-        let score = 100.0 * self.score_sum / self.done as f64;
-        let counts = format!(
-            "{}/{} score {score:.1}% errors {} tokens {} eta {eta:.0}s",
-            self.done, self.total, self.errors, self.tokens
-        );
-        if !self.terminal {
-            if self.line_due() {
-                eprintln!("llm-in-sandbox: progress {counts} (elapsed {elapsed:.0}s)");
+        match self.output {
+            ProgressOutput::Off => {}
+            ProgressOutput::Json => {
+                let event = json!({
+                    "event": "row", "key": r.key, "id": r.id, "repeat": r.repeat,
+                    "domain": r.domain, "score": r.score, "error": r.error,
+                    "seconds": r.llm_seconds + r.sandbox_seconds,
+                    "done": self.done, "total": self.total,
+                });
+                eprintln!("{event}");
             }
-            return;
+            ProgressOutput::Human { .. } => {
+                if let Some(bar) = &self.bar {
+                    let rate = self.done as f64 / self.started.elapsed().as_secs_f64().max(1e-3);
+                    bar.set_message(format!(
+                        "{rate:.1}/s score {:.1}% err {} tok {}",
+                        self.score(),
+                        self.errors,
+                        indicatif::HumanCount(self.tokens)
+                    ));
+                    bar.inc(1);
+                    return;
+                }
+                if self.line_due() {
+                    let counts = format!(
+                        "score {:.1}% errors {} tokens {}",
+                        self.score(),
+                        self.errors,
+                        self.tokens
+                    );
+                    let elapsed = self.started.elapsed().as_secs_f64();
+                    let rate = self.done as f64 / elapsed.max(1e-3);
+                    let eta = (self.total - self.done) as f64 / rate.max(1e-9);
+                    eprintln!(
+                        "llm-in-sandbox: progress {}/{} ({:.0}%) {counts} {rate:.2} rows/s elapsed {elapsed:.0}s eta {eta:.0}s",
+                        self.done,
+                        self.total,
+                        100.0 * self.done as f64 / self.total.max(1) as f64,
+                    );
+                }
+            }
         }
-        let width = 24;
-        let filled = width * self.done / self.total.max(1);
-        eprint!(
-            "\r[{}{}] {counts}   ",
-            "#".repeat(filled),
-            "-".repeat(width - filled),
-        );
-        if self.done == self.total {
-            eprintln!();
+    }
+
+    /// The end of the run: the bar goes, one summary line (or the `run` event) comes.
+    fn finish(&mut self, summary: &Value, run_dir: &Path, resumed: usize) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        let pct = |v: &Value| {
+            v.as_f64()
+                .map_or("-".to_string(), |s| format!("{:.1}%", s * 100.0))
+        };
+        match self.output {
+            ProgressOutput::Off => {}
+            ProgressOutput::Json => {
+                let mut event = json!({"event": "run", "run_dir": run_dir, "ran": self.done,
+                                       "resumed": resumed});
+                for k in [
+                    "task",
+                    "total",
+                    "mean_score",
+                    "mean_score_scored",
+                    "num_errors",
+                    "elapsed_time_seconds",
+                    "tokens",
+                    "overall",
+                    "domains",
+                ] {
+                    event[k] = summary[k].clone();
+                }
+                eprintln!("{event}");
+            }
+            ProgressOutput::Human { .. } => {
+                let elapsed = self.started.elapsed().as_secs_f64();
+                eprintln!(
+                    "llm-in-sandbox: finished {} rows in {elapsed:.1}s ({:.2} rows/s): score {} (scored {}), {} errors, {} tokens",
+                    self.done,
+                    self.done as f64 / elapsed.max(1e-3),
+                    pct(&summary["mean_score"]),
+                    pct(&summary["mean_score_scored"]),
+                    summary["num_errors"].as_u64().unwrap_or(0),
+                    self.tokens
+                );
+            }
         }
     }
 }
@@ -499,7 +601,7 @@ pub async fn run(
         .append(true)
         .open(&results_path)
         .map_err(io_err("open", &results_path))?;
-    let mut progress = Progress::new(jobs.len(), settings.progress && !jobs.is_empty());
+    let mut progress = Progress::new(jobs.len(), settings.progress);
     let ran = jobs.len();
     let shared = Arc::new(Shared {
         runtime,
@@ -535,6 +637,7 @@ pub async fn run(
     let elapsed = before + started.elapsed().as_secs_f64();
     let summary =
         finish_with(&dir, &config, elapsed, &[&dir]).map_err(io_err("write results in", &dir))?;
+    progress.finish(&summary, &dir, resumed);
     Ok(BenchOutcome {
         summary,
         ran,
@@ -647,7 +750,7 @@ fn run_config(task: &TaskSpec, settings: &BenchSettings, identity: Value) -> Val
     Value::Object(config)
 }
 
-/// Write `results.json`, `results.svg`, `summary.txt` and the combined `trajectory.json` from
+/// Write `results.json`, `results.svg`, `summary.txt`, `summary.md` and the combined `trajectory.json` from
 /// the folder's `results.jsonl`, keeping the `elapsed_time_seconds` already recorded there.
 ///
 /// # Errors
@@ -678,9 +781,14 @@ pub fn finish_with(
         &run_dir.join("results.json"),
         &serde_json::to_vec_pretty(&summary)?,
     )?;
-    let label = config["mode"].as_str().unwrap_or("run");
-    std::fs::write(run_dir.join("results.svg"), svg(&[(label, &summary)]))?;
+    let label = format!(
+        "{} {}",
+        config["model"].as_str().unwrap_or("?"),
+        config["mode"].as_str().unwrap_or("run")
+    );
+    std::fs::write(run_dir.join("results.svg"), svg(&[(&label, &summary)]))?;
     std::fs::write(run_dir.join("summary.txt"), table(&summary))?;
+    std::fs::write(run_dir.join("summary.md"), markdown(&summary))?;
     write_combined(run_dir, &results, sources)?;
     Ok(summary)
 }
@@ -996,7 +1104,12 @@ mod tests {
 
     #[test]
     fn plain_progress_lines_come_every_five_percent_and_at_the_end() {
-        let mut p = Progress::new(1000, true);
+        let mut p = Progress::new(
+            1000,
+            ProgressOutput::Human {
+                every: Duration::from_secs(3600),
+            },
+        );
         let lines = (0..1000)
             .filter(|_| {
                 p.done += 1;

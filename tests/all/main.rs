@@ -3,6 +3,7 @@
 
 mod agent;
 mod benchmark;
+mod ci;
 mod cli;
 mod common;
 mod editor;

@@ -32,13 +32,10 @@ fn scripted_model(steps: usize) -> anyhow::Result<llm_in_sandbox::llm::fake::Fak
 }
 
 fn rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    procfs::process::Process::myself()
+        .and_then(|p| p.status())
         .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
+        .and_then(|s| s.vmrss)
         .map_or(0, |kb| kb * 1024)
 }
 

@@ -508,19 +508,22 @@ fn import_costs(
 
 /// How many files this process has open.
 fn open_files() -> usize {
-    std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
+    procfs::process::Process::myself()
+        .and_then(|p| p.fd_count())
+        .unwrap_or(0)
 }
 
-/// The soft limit on open files (what `ulimit -n` shows).
+/// The soft limit on open files (what `ulimit -n` shows; `u64::MAX` when unlimited).
 fn open_file_limit() -> u64 {
-    std::fs::read_to_string("/proc/self/limits")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Max open files"))
-                .and_then(|l| l.split_whitespace().nth(3)?.parse().ok())
-        })
-        .unwrap_or(0)
+    use procfs::process::LimitValue;
+    match procfs::process::Process::myself()
+        .and_then(|p| p.limits())
+        .map(|l| l.max_open_files.soft_limit)
+    {
+        Ok(LimitValue::Value(n)) => n,
+        Ok(LimitValue::Unlimited) => u64::MAX,
+        Err(_) => 0,
+    }
 }
 
 /// Memory of this process, two ways.
@@ -536,17 +539,24 @@ struct Memory {
 
 impl Memory {
     fn now() -> Memory {
-        let kb = |text: &str, key: &str| {
-            text.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-                .map_or(0, |kb| kb * 1024)
+        let Ok(me) = procfs::process::Process::myself() else {
+            return Memory::default();
         };
-        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
+        let status = me.status().ok();
+        let kb = |v: Option<u64>| v.unwrap_or(0) * 1024;
+        // smaps_rollup's values are in bytes already.
+        let pss: u64 = me
+            .smaps_rollup()
+            .map(|r| {
+                r.memory_map_rollup
+                    .iter()
+                    .filter_map(|m| m.extension.map.get("Pss"))
+                    .sum()
+            })
+            .unwrap_or(0);
         Memory {
-            rss: kb(&status, "VmRSS:"),
-            physical: kb(&rollup, "Pss:") + kb(&status, "VmPTE:"),
+            rss: kb(status.as_ref().and_then(|s| s.vmrss)),
+            physical: pss + kb(status.as_ref().and_then(|s| s.vmpte)),
         }
     }
 
