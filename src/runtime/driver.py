@@ -123,6 +123,12 @@ def _lis_run(req, os, sys):
                 rng.seed(np.frombuffer(words, dtype=np.uint32))
         except Exception:  # noqa: BLE001 - a subclass with its own seed(); leave it be
             pass
+    # Site folders (the read-only layer, the sandbox's own installs) go after the stdlib, so
+    # they never shadow a built-in package; forget what an earlier lookup found there.
+    for site in req.get("site", ()):
+        if site not in sys.path:
+            sys.path.append(site)
+        sys.path_importer_cache.pop(site, None)
     sys.argv = list(req["argv"])
     main = _lis_types.ModuleType("__main__")
     main.__dict__["__builtins__"] = __builtins__

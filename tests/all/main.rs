@@ -12,6 +12,7 @@ mod hub;
 mod judge;
 mod limits;
 mod observations;
+mod packages;
 mod python;
 mod reference;
 mod setup;
