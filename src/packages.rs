@@ -892,6 +892,31 @@ mod tests {
     }
 
     #[test]
+    fn requirements_files_take_plain_requirements_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("requirements.txt");
+        fs::write(&f, "# scorer\nmath-verify==0.9.0  # pinned\n\npint>=0.20\n").unwrap();
+        let r: Vec<String> = read_requirements(&f)
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(r, ["math-verify==0.9.0", "pint>=0.20"]);
+        for bad in [
+            "-r other.txt",
+            "--index-url http://x/simple",
+            "-e .",
+            "https://x/y.whl",
+        ] {
+            fs::write(&f, format!("pint\n{bad}\n")).unwrap();
+            assert!(
+                matches!(read_requirements(&f), Err(PackageError::Refused { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
     fn wheel_names_give_their_tags() {
         assert_eq!(
             wheel_tags("math_verify-0.9.0-py3-none-any.whl"),

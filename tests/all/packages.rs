@@ -560,15 +560,10 @@ async fn math_verify_from_the_layer_scores_inside_the_sandbox() {
         "sympy is built in: {names:?}"
     );
     let sb = Sandbox::builder(rt).build().unwrap();
-    sb.write_workspace_file(
-        "reward.py",
-        b"from math_verify import parse, verify\n\n\
-          def compute_score(agent_answer, ground_truth, **kwargs):\n    \
-              gold = parse('$' + ground_truth + '$', parsing_timeout=None)\n    \
-              pred = parse(agent_answer, parsing_timeout=None)\n    \
-              return 1.0 if verify(gold, pred, timeout_seconds=None) else 0.0\n",
-    )
-    .unwrap();
+    // The reference's math reward, as it calls math_verify (default timeouts, which arm
+    // `signal.alarm`).
+    sb.write_workspace_file("reward.py", MATH_REWARD.as_bytes())
+        .unwrap();
     let r = py(
         &sb,
         &[
@@ -580,3 +575,33 @@ async fn math_verify_from_the_layer_scores_inside_the_sandbox() {
     .await;
     assert_eq!(ok(&r), "1.0 0.0\n", "{}", show(&r));
 }
+
+const MATH_REWARD: &str = r#"
+from math_verify.metric import math_metric
+from math_verify.parser import ExprExtractionConfig, LatexExtractionConfig
+
+
+def extract_boxed(text):
+    prefix = "\\boxed{"
+    last = text.rfind(prefix)
+    if last == -1:
+        return text.strip()
+    start = i = last + len(prefix)
+    depth = 1
+    while i < len(text) and depth > 0:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    return text[start:i - 1].strip() if depth == 0 else text.strip()
+
+
+def compute_score(agent_answer, ground_truth, **kwargs):
+    verify_func = math_metric(
+        gold_extraction_target=(LatexExtractionConfig(),),
+        pred_extraction_target=(ExprExtractionConfig(), LatexExtractionConfig()),
+    )
+    score, _ = verify_func(
+        ["\\boxed{" + ground_truth + "}"],
+        ["\\boxed{" + extract_boxed(agent_answer) + "}"],
+    )
+    return float(score)
+"#;
