@@ -236,8 +236,13 @@ fn setup(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         runtime.files().dir().display(),
         cache.display()
     );
-    if let Some(spec) = &global.with {
-        // Later commands use the same layer without repeating --with.
+    // `--with` on the command line is recorded, so later commands use the same layer without
+    // repeating it; `LLM_IN_SANDBOX_WITH` applies to its own process only.
+    if let Some(spec) = global
+        .with
+        .as_ref()
+        .filter(|_| std::env::var_os("LLM_IN_SANDBOX_WITH").is_none())
+    {
         let file = llm_in_sandbox::packages::with_file(&cache);
         if let Some(dir) = file.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;

@@ -230,6 +230,14 @@ impl PipCommand {
         self.packages.iter().find(|(n, _)| normalize(n) == want)
     }
 
+    fn short_list(&self) -> String {
+        self.packages
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Every package the sandbox's Python sees, by name, with where it comes from.
     fn all(&self, sandbox: &Sandbox) -> Vec<(String, String, Origin)> {
         let mut all: Vec<(String, String, Origin)> = self
@@ -401,7 +409,18 @@ impl PipCommand {
                 out.push_str(&format!("Successfully installed {}\n", list.join(" ")));
                 result(out.into_bytes(), Vec::new(), 0)
             }
-            Err(e) => result(out.into_bytes(), format!("ERROR: {e}\n").into_bytes(), 1),
+            Err(e) => {
+                let mut err = format!("ERROR: {e}\n");
+                if matches!(
+                    e,
+                    crate::sandbox::SandboxError::Packages(
+                        crate::packages::PackageError::NotPure { .. }
+                    )
+                ) {
+                    err.push_str(&format!("Built-in packages: {}\n", self.short_list()));
+                }
+                result(out.into_bytes(), err.into_bytes(), 1)
+            }
         }
     }
 }
