@@ -16,6 +16,7 @@ pub mod config;
 pub mod eval;
 pub mod fsutil;
 pub mod llm;
+pub mod packages;
 pub mod runtime;
 pub mod sandbox;
 pub mod shell;

@@ -36,6 +36,8 @@ pub struct SandboxSettings {
     pub max_files: u64,
     /// Hosts the sandbox may reach.
     pub network: NetworkPolicy,
+    /// Whether `pip install` may fetch pure-Python packages through the host's pip.
+    pub pip: bool,
 }
 
 impl Default for SandboxSettings {
@@ -48,6 +50,7 @@ impl Default for SandboxSettings {
             disk_quota: DEFAULT_DISK_QUOTA,
             max_files: DEFAULT_MAX_FILES,
             network: NetworkPolicy::off(),
+            pip: true,
         }
     }
 }
@@ -70,7 +73,8 @@ impl SandboxSettings {
             })
             .disk_quota(self.disk_quota)
             .max_files(self.max_files)
-            .network(self.network.clone());
+            .network(self.network.clone())
+            .pip(self.pip);
         if let Some(ws) = workspace {
             b = b.workspace(ws);
         }

@@ -62,12 +62,35 @@ struct GlobalArgs {
         value_name = "MODULES"
     )]
     preload: Option<String>,
+    /// Extra pure-Python packages (resolved by the host's pip, no native code) in a read-only
+    /// site layer every sandbox sees, e.g. `math-verify,pint==0.24`; `none` for none.
+    /// `setup --with` records the list in the cache for later commands.
+    #[arg(
+        long,
+        global = true,
+        env = "LLM_IN_SANDBOX_WITH",
+        value_name = "NAME[==VER],..."
+    )]
+    with: Option<String>,
+}
+
+/// `on`/`off` (also true/false, yes/no, 1/0).
+pub(crate) fn on_off(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("expected on or off, got {s:?}")),
+    }
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Download, verify and precompile the Python WASM runtime and make the preloaded snapshot
     /// (once; ~2-3 minutes, ~2.7 GiB of memory). Other commands do this on first use.
+    /// With --with NAME[==VER],...: also resolve those pure-Python packages with the host's pip
+    /// into the read-only site layer (recorded for later commands; `--with none` clears it).
+    ///
+    /// Example: llm-in-sandbox setup --with math-verify --preload +math_verify
     Setup,
     /// Run `python3 ...` or a bash script in a sandbox and print its output; exits with its
     /// exit code (124 when the deadline passed).
@@ -134,6 +157,9 @@ struct ExecArgs {
     /// host:port). Default: no network.
     #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
     allow_net: Vec<String>,
+    /// Whether `pip install` may fetch pure-Python packages through the host's pip.
+    #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set, value_name = "on|off")]
+    pip: bool,
     /// Disk quota for /testbed and /tmp together, in MiB (shell and Python writes).
     #[arg(long, default_value_t = 1024, value_name = "MB")]
     disk_quota: u64,
@@ -166,6 +192,9 @@ impl GlobalArgs {
         let mut config = RuntimeConfig::new(setup.cache_root.clone());
         if let Some(spec) = &self.preload {
             config.preload = llm_in_sandbox::runtime::parse_preload(spec);
+        }
+        if let Some(spec) = &self.with {
+            config.with = spec.clone();
         }
         // Room for every concurrent call plus a few being torn down; more calls wait.
         config.max_instances = config
@@ -203,12 +232,36 @@ fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 fn setup(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let runtime = global.load_runtime()?;
+    let cache = artifacts::cache_root(global.cache_dir.as_deref());
     println!(
         "Python runtime ready in {:.1} s\n  artifacts: {}\n  cache:     {}",
         started.elapsed().as_secs_f64(),
         runtime.files().dir().display(),
-        artifacts::cache_root(global.cache_dir.as_deref()).display()
+        cache.display()
     );
+    // `--with` on the command line is recorded, so later commands use the same layer without
+    // repeating it; `LLM_IN_SANDBOX_WITH` applies to its own process only.
+    if let Some(spec) = global
+        .with
+        .as_ref()
+        .filter(|_| std::env::var_os("LLM_IN_SANDBOX_WITH").is_none())
+    {
+        let file = llm_in_sandbox::packages::with_file(&cache);
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+        }
+        std::fs::write(&file, spec.trim()).with_context(|| format!("write {}", file.display()))?;
+    }
+    if let Some(layer) = runtime.site_layer() {
+        println!(
+            "  site layer: {}",
+            layer.lib_dir.join("site-packages").display()
+        );
+        println!("  lock file:  {}", layer.lock_file.display());
+        for p in &layer.packages {
+            println!("    {} {} sha256:{}", p.name, p.version, p.sha256);
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -326,6 +379,7 @@ fn exec_sandbox(global: &GlobalArgs, args: &ExecArgs, limits: &Limits) -> anyhow
         .limits(limits.clone())
         .disk_quota(args.disk_quota.saturating_mul(1 << 20))
         .network(network)
+        .pip(args.pip)
         .build()?)
 }
 

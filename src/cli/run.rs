@@ -94,6 +94,10 @@ pub struct ModelArgs {
     /// Default: no network.
     #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
     allow_net: Vec<String>,
+    /// Whether `pip install` in an episode may fetch pure-Python packages through the host's
+    /// pip (`on` or `off`).
+    #[arg(long, default_value = "on", value_parser = crate::cli::on_off, action = clap::ArgAction::Set, value_name = "on|off")]
+    pip: bool,
     /// Disk quota of each sandbox's /testbed and /tmp together, in MiB (shell, editor and
     /// Python writes alike).
     #[arg(long, default_value_t = 1024, value_name = "MB")]
@@ -250,6 +254,7 @@ impl ModelArgs {
                 command_timeout: Duration::from_secs_f64(self.command_timeout.max(0.1)),
                 disk_quota: self.disk_quota.saturating_mul(1 << 20),
                 network: NetworkPolicy::allow(&self.allow_net)?,
+                pip: self.pip,
                 ..SandboxSettings::default()
             },
             max_response_len: self.max_response_len.unwrap_or(65_536),

@@ -10,6 +10,16 @@ import json as _lis_json
 import os as _lis_os
 import sys as _lis_sys
 import types as _lis_types
+import signal as _lis_signal
+
+if not hasattr(_lis_signal, "alarm"):
+    # WASI has no alarms. Code that arms a timeout with `signal.alarm` (math_verify does, by
+    # default) runs without one instead of failing: the host's per-call deadline still stops
+    # it. Returns 0, as when no alarm was set.
+    def _lis_alarm(seconds):
+        return 0
+
+    _lis_signal.alarm = _lis_alarm
 
 
 def _lis_main():
@@ -123,6 +133,12 @@ def _lis_run(req, os, sys):
                 rng.seed(np.frombuffer(words, dtype=np.uint32))
         except Exception:  # noqa: BLE001 - a subclass with its own seed(); leave it be
             pass
+    # Site folders (the read-only layer, the sandbox's own installs) go after the stdlib, so
+    # they never shadow a built-in package; forget what an earlier lookup found there.
+    for site in req.get("site", ()):
+        if site not in sys.path:
+            sys.path.append(site)
+        sys.path_importer_cache.pop(site, None)
     sys.argv = list(req["argv"])
     main = _lis_types.ModuleType("__main__")
     main.__dict__["__builtins__"] = __builtins__

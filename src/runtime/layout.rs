@@ -14,6 +14,16 @@ pub const GUEST_WORKSPACE: &str = "/testbed";
 /// The sandbox's private scratch directory, read-write; preopened fourth (fd 6).
 pub const GUEST_TMP: &str = "/tmp";
 
+/// The read-only site layer of extra packages (`setup --with`): inside the library folder, so
+/// it needs no preopen of its own. On `sys.path` after the stdlib, so it never shadows a
+/// built-in package.
+pub const GUEST_SITE_LAYER: &str = "/usr/local/lib/site-packages";
+/// A sandbox's own site directory, filled by `pip install` in an episode (under its `/tmp`,
+/// charged to its quota); on `sys.path` last.
+pub const GUEST_USER_SITE: &str = "/tmp/.local/lib/python3.15/site-packages";
+/// [`GUEST_USER_SITE`] relative to `/tmp`.
+pub const USER_SITE_IN_TMP: &str = ".local/lib/python3.15/site-packages";
+
 /// The environment the snapshot is made with. Part of the snapshot's recipe: changing it
 /// makes a new snapshot.
 pub const SNAPSHOT_ENV: [(&str, &str); 4] = [

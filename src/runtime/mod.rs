@@ -72,6 +72,9 @@ pub enum RuntimeError {
     #[error("internal error while running the sandbox: {0}")]
     Panicked(String),
     /// A name in the preload list is not a module name.
+    /// The extra packages (`--with`) could not be resolved or unpacked.
+    #[error("extra packages: {0}")]
+    Packages(#[from] crate::packages::PackageError),
     #[error(
         "`{0}` in the preload list is not a module name: give dotted Python names separated by \
          commas (e.g. `numpy,scipy.stats`), `+name,...` at the start to add to the default, or \
@@ -94,6 +97,12 @@ pub struct RuntimeConfig {
     /// dotted Python names. If the snapshot cannot be made, the stock one is used and a message
     /// says why.
     pub preload: Vec<String>,
+    /// Extra pure-Python packages for the read-only site layer every sandbox mounts, as a
+    /// comma list (`math-verify,pint==0.24`; see [`crate::packages::parse_list`]). Default:
+    /// `$LLM_IN_SANDBOX_WITH`, else what `setup --with` recorded in the cache, else none.
+    pub with: String,
+    /// How the host's pip is run, for the layer and for `pip install` in episodes.
+    pub pip: crate::packages::PipSettings,
 }
 
 impl RuntimeConfig {
@@ -103,7 +112,17 @@ impl RuntimeConfig {
             cache_root: cache_root.into(),
             max_instances: 256,
             preload: default_preload(),
+            with: String::new(),
+            pip: crate::packages::PipSettings::from_env(),
         }
+        .with_requested()
+    }
+}
+
+impl RuntimeConfig {
+    fn with_requested(mut self) -> Self {
+        self.with = crate::packages::requested(&self.cache_root);
+        self
     }
 }
 
@@ -218,6 +237,11 @@ pub struct Runtime {
     /// failing to instantiate.
     slots: Arc<tokio::sync::Semaphore>,
     max_instances: u32,
+    /// The read-only site layer (`--with`), if any.
+    site_layer: Option<crate::packages::SiteLayer>,
+    /// How the host's pip is run for installs in episodes.
+    pip: crate::packages::PipSettings,
+    cache_root: PathBuf,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -301,8 +325,14 @@ impl Runtime {
         progress: &(dyn Fn(&str) + Sync),
     ) -> Result<Runtime, RuntimeError> {
         let engine = Engine::new(&engine_config(cfg)).map_err(map_engine_err)?;
+        let with = crate::packages::parse_list(&cfg.with)?;
+        let site_layer =
+            crate::packages::ensure_layer(&files, &cfg.cache_root, &with, &cfg.pip, &progress)?;
+        let lib_dir = site_layer
+            .as_ref()
+            .map_or_else(|| files.lib_dir(), |l| l.lib_dir.clone());
         let (wasm, identity, driver_in_snapshot) =
-            Self::module_source(&engine, &files, cfg, progress)?;
+            Self::module_source(&engine, &files, cfg, site_layer.as_ref(), progress)?;
         let key = cache::cache_key(&engine, &identity, ENGINE_SETTINGS);
         let module = cache::load_or_compile(&engine, &wasm, &key, &cfg.cache_root, progress)?;
         let mut linker: Linker<GuestState> = Linker::new(&engine);
@@ -325,8 +355,8 @@ impl Runtime {
                 }
             })
             .map_err(|e| RuntimeError::Engine(format!("cannot start epoch thread: {e}")))?;
-        Ok(Runtime {
-            lib_dir: open_dir(&files.lib_dir())?,
+        let runtime = Runtime {
+            lib_dir: open_dir(&lib_dir)?,
             mpl_dir: open_dir(&files.mpl_data_dir())?,
             engine,
             pre,
@@ -344,7 +374,101 @@ impl Runtime {
                 "driver-{}.hex",
                 &hex::encode(sha2::Sha256::digest(DRIVER.as_bytes()))[..16]
             )),
-        })
+            site_layer,
+            pip: cfg.pip.clone(),
+            cache_root: cfg.cache_root.clone(),
+        };
+        runtime.compile_layer(progress);
+        Ok(runtime)
+    }
+
+    /// Compile the site layer's `.py` files to `.pyc` once (with this interpreter, which is
+    /// the only one whose bytecode fits), so no call compiles them again. Best effort: without
+    /// it imports from the layer still work, only slower; a message says why.
+    fn compile_layer(&self, progress: &(dyn Fn(&str) + Sync)) {
+        let Some(layer) = &self.site_layer else {
+            return;
+        };
+        let site = layer.lib_dir.join("site-packages");
+        let stamp = layer.lib_dir.with_file_name("COMPILED");
+        if stamp.is_file() {
+            return;
+        }
+        let lock_path = layer.lib_dir.with_file_name("compile.lock");
+        let lock = std::fs::File::create(&lock_path).and_then(|f| f.lock().map(|_| f));
+        if lock.is_err() || stamp.is_file() {
+            return;
+        }
+        progress("compiling the site layer's Python files (once)");
+        let outcome = std::thread::scope(|s| {
+            s.spawn(|| {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                rt.block_on(self.compile_site(&site))
+            })
+            .join()
+            .unwrap_or_else(|_| Err("the compile thread panicked".into()))
+        });
+        crate::packages::seal(&site);
+        match outcome {
+            Ok(()) => {
+                let _ = std::fs::write(&stamp, b"compiled\n");
+            }
+            Err(why) => progress(&format!(
+                "cannot compile the site layer ({why}); its modules are compiled on import"
+            )),
+        }
+    }
+
+    /// `compileall` over `site`, mounted writable at `/tmp` for this one call, with file
+    /// names as the guest sees the layer.
+    async fn compile_site(&self, site: &Path) -> Result<(), String> {
+        let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let mount = |p: &Path, guest: &str| -> Result<Mount, String> {
+            Ok(Mount {
+                dir: Arc::new(open_dir(p).map_err(|e| e.to_string())?),
+                guest_path: guest.to_string(),
+                writable: true,
+            })
+        };
+        let code = format!(
+            "import compileall, sys\n\
+             ok = compileall.compile_dir('{tmp}', ddir='{layer}', quiet=1, workers=1)\n\
+             sys.exit(0 if ok else 1)",
+            tmp = layout::GUEST_TMP,
+            layer = layout::GUEST_SITE_LAYER,
+        );
+        let req = RunRequest {
+            invocation: Invocation::Code {
+                code,
+                args: Vec::new(),
+            },
+            env: layout::default_env(),
+            cwd: layout::GUEST_WORKSPACE.to_string(),
+            stdin: Vec::new(),
+            limits: Limits {
+                timeout: Duration::from_secs(600),
+                ..Limits::default()
+            },
+            mounts: vec![
+                mount(scratch.path(), layout::GUEST_WORKSPACE)?,
+                mount(site, layout::GUEST_TMP)?,
+            ],
+            quota: None,
+        };
+        let r = self.run_here(req).await.map_err(|e| e.to_string())?;
+        if r.exit_code == 0 {
+            Ok(())
+        } else {
+            Err(r
+                .stderr_text()
+                .lines()
+                .last()
+                .unwrap_or("failed")
+                .to_string())
+        }
     }
 
     /// The module to run, its identity and whether it defines the driver: the preloaded
@@ -354,6 +478,7 @@ impl Runtime {
         engine: &Engine,
         files: &RuntimeFiles,
         cfg: &RuntimeConfig,
+        layer: Option<&crate::packages::SiteLayer>,
         progress: &(dyn Fn(&str) + Sync),
     ) -> Result<(PathBuf, String, bool), RuntimeError> {
         if let Some(bad) = cfg.preload.iter().find(|m| !is_module_name(m)) {
@@ -363,7 +488,11 @@ impl Runtime {
         if cfg.preload.is_empty() {
             return Ok(stock);
         }
-        let id = preload::key(files.snapshot_sha256(), &cfg.preload);
+        let id = preload::key(
+            files.snapshot_sha256(),
+            &cfg.preload,
+            layer.map(|l| l.key.as_str()),
+        );
         let dir = cfg.cache_root.join("preloaded");
         let wasm = dir.join(format!("{id}.wasm"));
         let compiled = cache::cwasm_path(
@@ -391,7 +520,13 @@ impl Runtime {
         let failed = dir.join(format!("{id}.failed"));
         let why = match std::fs::read_to_string(&failed) {
             Ok(why) => why,
-            Err(_) => match preload::build(files, &cfg.preload, &wasm, progress) {
+            Err(_) => match preload::build(
+                files,
+                layer.map(|l| l.lib_dir.as_path()),
+                &cfg.preload,
+                &wasm,
+                progress,
+            ) {
                 Ok(()) => return Ok((wasm, id, true)),
                 Err(e) => {
                     // Remember the failure: retrying costs a minute on every start.
@@ -414,6 +549,21 @@ impl Runtime {
     /// stock snapshot (asked for, or used because the preloaded one could not be made).
     pub fn preloaded(&self) -> &[String] {
         &self.preloaded
+    }
+
+    /// The read-only site layer of extra packages every sandbox sees, if any.
+    pub fn site_layer(&self) -> Option<&crate::packages::SiteLayer> {
+        self.site_layer.as_ref()
+    }
+
+    /// How the host's pip is run for `pip install` in episodes.
+    pub fn pip_settings(&self) -> &crate::packages::PipSettings {
+        &self.pip
+    }
+
+    /// The cache root (package downloads are shared through it).
+    pub fn cache_root(&self) -> &Path {
+        &self.cache_root
     }
 
     /// The verified artifacts this runtime was loaded from.
@@ -705,6 +855,7 @@ struct DriverRequest<'a> {
     module: Option<&'a str>,
     argv: Vec<&'a str>,
     cwd: &'a str,
+    site: [&'static str; 2],
     env: std::collections::BTreeMap<&'a str, &'a str>,
 }
 
@@ -762,6 +913,7 @@ fn request_json(req: &RunRequest) -> Option<Vec<u8>> {
         module,
         argv,
         cwd: &req.cwd,
+        site: [layout::GUEST_SITE_LAYER, layout::GUEST_USER_SITE],
         env,
     })
     .ok()

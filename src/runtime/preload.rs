@@ -19,10 +19,14 @@ use crate::artifacts::RuntimeFiles;
 const WIZER_VERSION: &str = "48.0.8";
 
 /// The identity of a preloaded module: stock snapshot + module list + driver + tool version.
-pub(super) fn key(stock_sha256: &str, modules: &[String]) -> String {
+pub(super) fn key(stock_sha256: &str, modules: &[String], layer: Option<&str>) -> String {
     let mut h = Sha256::new();
     h.update(stock_sha256.as_bytes());
-    h.update(b"\0wizer secrets runpy traceback driver rngs gc-freeze ");
+    if let Some(layer) = layer {
+        h.update(b"\0site layer ");
+        h.update(layer.as_bytes());
+    }
+    h.update(b"\0wizer secrets runpy traceback driver rngs gc-freeze site-path ");
     h.update(WIZER_VERSION.as_bytes());
     h.update(Sha256::digest(super::DRIVER.as_bytes()));
     for m in modules {
@@ -74,6 +78,7 @@ fn err(what: &str) -> impl FnOnce(wasmtime::Error) -> RuntimeError + '_ {
 /// runtime's directory layout, imports `modules`, and snapshots the memory.
 pub(super) fn build(
     files: &RuntimeFiles,
+    lib_dir: Option<&Path>,
     modules: &[String],
     out: &Path,
     progress: &(dyn Fn(&str) + Sync),
@@ -118,7 +123,7 @@ pub(super) fn build(
     let driver_file = tmp.join("lis_driver.py");
     std::fs::write(&driver_file, super::DRIVER).map_err(io("write", &driver_file))?;
     let import = format!(
-        "import {}\nimport secrets, runpy, traceback\n\
+        "import sys\nsys.path.append('{site}')\ndel sys\nimport {}\nimport secrets, runpy, traceback\n\
          with open('{tmp}/lis_driver.py') as _lis_f: exec(compile(_lis_f.read(), '{name}', 'exec'))\n\
          del _lis_f\n\
          import os; os.remove('{tmp}/lis_driver.py'); del os\n\
@@ -126,9 +131,18 @@ pub(super) fn build(
          import gc\ngc.collect()\ngc.freeze()",
         modules.join(", "),
         tmp = layout::GUEST_TMP,
+        site = layout::GUEST_SITE_LAYER,
         name = super::DRIVER_FILENAME,
     );
-    let run = run_and_snapshot(&engine, &module, files, (&ws, &tmp), &import, (&wizer, &cx));
+    let lib_dir = lib_dir.map_or_else(|| files.lib_dir(), Path::to_path_buf);
+    let run = run_and_snapshot(
+        &engine,
+        &module,
+        files,
+        (&lib_dir, &ws, &tmp),
+        &import,
+        (&wizer, &cx),
+    );
     // A thread (and runtime) of its own, so this works whether or not the caller is inside a
     // tokio runtime: a runtime may be neither entered nor dropped from async code.
     let bytes = std::thread::scope(|s| {
@@ -154,7 +168,7 @@ async fn run_and_snapshot(
     engine: &Engine,
     module: &Module,
     files: &RuntimeFiles,
-    (ws, tmp): (&Path, &Path),
+    (lib_dir, ws, tmp): (&Path, &Path, &Path),
     import: &str,
     (wizer, cx): (&Wizer, &wasmtime_wizer::ModuleContext<'_>),
 ) -> Result<Vec<u8>, RuntimeError> {
@@ -173,7 +187,7 @@ async fn run_and_snapshot(
     }
     // The same fd layout as every later run (see Runtime::turn).
     for (host, guest, perms) in [
-        (files.lib_dir(), layout::GUEST_LIB, FsPerms::ReadOnly),
+        (lib_dir.to_path_buf(), layout::GUEST_LIB, FsPerms::ReadOnly),
         (
             files.mpl_data_dir(),
             layout::GUEST_MPL_DATA,

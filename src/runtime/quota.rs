@@ -210,6 +210,8 @@ fn walk(root: &Dir, total: &mut Usage) -> bool {
 
 /// `__WASI_ERRNO_NOSPC`.
 const ERRNO_NOSPC: i32 = 51;
+/// `__WASI_ERRNO_PERM`: what a refused symbolic link returns (`PermissionError` in Python).
+const ERRNO_PERM: i32 = 63;
 /// `__WASI_OFLAGS_CREAT`.
 const OFLAGS_CREAT: i32 = 1;
 
@@ -379,6 +381,79 @@ fn give_back(q: Option<Arc<Quota>>, dir: bool, errno: i32) {
     }
 }
 
+/// A guest string (`ptr`, `len`) as UTF-8, if it is in bounds and valid.
+fn guest_str(memory: &wiggle::GuestMemory<'_>, (ptr, len): (i32, i32)) -> Option<String> {
+    let start = usize::try_from(ptr).ok()?;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    let bytes = bytes_of(memory).get(start..end)?;
+    std::str::from_utf8(bytes).ok().map(str::to_string)
+}
+
+/// Where a symbolic link's target lands, resolved as the OS would (relative to the link's
+/// folder), as a path under the directory `fd` names; `None` if it climbs out of it or is
+/// absolute. Absolute targets are refused: the link lives on the host, where `/testbed/x`
+/// or `/etc/passwd` would name a host path, not the guest's.
+pub(super) fn link_target_within(link: &str, target: &str) -> Option<Vec<String>> {
+    if target.starts_with('/') || link.starts_with('/') || target.is_empty() {
+        return None;
+    }
+    let parent = link.rsplit_once('/').map_or("", |(p, _)| p);
+    let mut parts: Vec<&str> = Vec::new();
+    for c in parent.split('/').chain(target.split('/')) {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            c => parts.push(c),
+        }
+    }
+    Some(parts.iter().map(|s| (*s).to_string()).collect())
+}
+
+/// The rule for `path_symlink`: the target, resolved from the link's folder, must stay inside
+/// the directory the link is made in (the guest's `/testbed` or `/tmp`: the shell's rule).
+/// When the target climbs (`..`) and a folder on the way to the link is itself a link, the
+/// lexical answer may be wrong, so such a link is refused too.
+async fn symlink_stays_inside(
+    wasi: &mut wasmtime_wasi::p1::WasiP1Ctx,
+    memory: &mut wiggle::GuestMemory<'_>,
+    target: (i32, i32),
+    fd: i32,
+    link: (i32, i32),
+) -> bool {
+    use wasmtime_wasi::p1::types::{Filetype, Lookupflags};
+    let (Some(target_s), Some(link_s)) = (guest_str(memory, target), guest_str(memory, link))
+    else {
+        return false;
+    };
+    if link_target_within(&link_s, &target_s).is_none() {
+        return false;
+    }
+    if !target_s.split('/').any(|c| c == "..") {
+        return true;
+    }
+    // Every folder on the way to the link must be a real folder: stat each prefix of the
+    // link's path (its own bytes in guest memory) without following links.
+    for (i, _) in link_s.match_indices('/') {
+        let Ok(len) = u32::try_from(i) else {
+            return false;
+        };
+        if len == 0 {
+            continue;
+        }
+        let ptr = wiggle::GuestPtr::<str>::new((link.0 as u32, len));
+        match wasi
+            .path_filestat_get(memory, (fd as u32).into(), Lookupflags::empty(), ptr)
+            .await
+        {
+            Ok(st) if st.filetype == Filetype::SymbolicLink => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
 /// Folders and links a guest makes count against the file cap, as files do.
 fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap_async(
@@ -402,6 +477,12 @@ fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
         |mut caller: Caller<'_, GuestState>,
          (old, old_len, fd, new, new_len): (i32, i32, i32, i32, i32)| {
             Box::new(async move {
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
+                if !symlink_stays_inside(wasi, &mut memory, (old, old_len), fd, (new, new_len))
+                    .await
+                {
+                    return Ok(ERRNO_PERM);
+                }
                 let Ok(q) = take_entry(&mut caller, false) else {
                     return Ok(ERRNO_NOSPC);
                 };
@@ -522,6 +603,21 @@ fn guard_path_open(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn link_targets_resolve_from_the_link_folder() {
+        let ok = |l: &str, t: &str| link_target_within(l, t).is_some();
+        assert!(ok("a/link", "b"));
+        assert!(ok("a/link", "../b"));
+        assert!(ok("link", "."));
+        assert!(!ok("a/link", "../../b"));
+        assert!(!ok("link", "/etc/passwd"));
+        assert!(!ok("link", "/testbed/x"));
+        assert!(!ok("x", "../../../../etc/passwd"));
+        assert!(!ok("x", "a/b/../../.."));
+        assert!(ok("a/b/c", "../../x/./y"));
+        assert!(!ok("a/./../x", "../y"));
+    }
 
     #[test]
     fn iovec_lengths_are_summed_and_bounds_checked() {

@@ -26,7 +26,19 @@ pub enum SandboxError {
     /// The workspace or scratch directory failed.
     #[error(transparent)]
     Workspace(#[from] WorkspaceError),
+    /// `pip install` failed or was refused.
+    #[error(transparent)]
+    Packages(#[from] crate::packages::PackageError),
+    /// `pip install` is off for this sandbox.
+    #[error(
+        "pip install is off for this sandbox (started with --pip off): no package can be \
+         installed; the built-in packages (`pip list`) are available"
+    )]
+    PipOff,
 }
+
+/// The most bytes one `pip install` in an episode may unpack (the disk quota also applies).
+pub const MAX_INSTALL_BYTES: u64 = 256 << 20;
 
 /// The disk quota's default size: 1 GiB over `/testbed` and `/tmp` together.
 pub const DEFAULT_DISK_QUOTA: u64 = 1 << 30;
@@ -44,9 +56,25 @@ pub struct SandboxBuilder {
     disk_quota: u64,
     max_files: u64,
     network: NetworkPolicy,
+    pip: bool,
+    pip_settings: Option<crate::packages::PipSettings>,
 }
 
 impl SandboxBuilder {
+    /// How the host's pip is run for this sandbox's installs (index, caps). Default: the
+    /// runtime's ([`Runtime::pip_settings`]). The operator's setting, never the guest's.
+    pub fn pip_settings(mut self, settings: crate::packages::PipSettings) -> Self {
+        self.pip_settings = Some(settings);
+        self
+    }
+
+    /// Whether `pip install` in the sandbox may fetch pure-Python packages through the host's
+    /// pip. Default: on. (A plain switch until the network policy object carries it.)
+    pub fn pip(mut self, on: bool) -> Self {
+        self.pip = on;
+        self
+    }
+
     /// Use this workspace. Default: a fresh temporary one, deleted with the sandbox.
     pub fn workspace(mut self, ws: Workspace) -> Self {
         self.workspace = Some(ws);
@@ -113,6 +141,9 @@ impl SandboxBuilder {
             cwd: GUEST_WORKSPACE.to_string(),
             quota,
             network: self.network,
+            pip: self.pip,
+            pip_settings: self.pip_settings,
+            installed: std::sync::Mutex::new(Vec::new()),
         })
     }
 }
@@ -128,6 +159,9 @@ pub struct Sandbox {
     cwd: String,
     quota: Arc<Quota>,
     network: NetworkPolicy,
+    pip: bool,
+    pip_settings: Option<crate::packages::PipSettings>,
+    installed: std::sync::Mutex<Vec<crate::packages::Locked>>,
 }
 
 impl Sandbox {
@@ -141,6 +175,8 @@ impl Sandbox {
             disk_quota: DEFAULT_DISK_QUOTA,
             max_files: DEFAULT_MAX_FILES,
             network: NetworkPolicy::off(),
+            pip: true,
+            pip_settings: None,
         }
     }
 
@@ -162,6 +198,98 @@ impl Sandbox {
     /// The network policy every tool in this sandbox obeys.
     pub fn network(&self) -> &NetworkPolicy {
         &self.network
+    }
+
+    /// Whether `pip install` may fetch packages.
+    pub fn pip_enabled(&self) -> bool {
+        self.pip
+    }
+
+    /// What `pip install` put into this sandbox so far (its own site directory).
+    pub fn installed(&self) -> Vec<crate::packages::Locked> {
+        self.installed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// `pip install REQS` for this sandbox: the host's pip resolves and fetches pure-Python
+    /// wheels (through the cache every sandbox shares), and they are unpacked into the
+    /// sandbox's own site directory ([`layout::GUEST_USER_SITE`], under `/tmp`), charged to its
+    /// quota, importable from the next `python3` call. Packages built in or in the site layer
+    /// are not installed again. pip may take at most `timeout` (and the runtime's own cap).
+    /// Returns what was installed.
+    ///
+    /// # Errors
+    /// [`SandboxError::PipOff`], or a [`crate::packages::PackageError`]: no pure-Python wheel,
+    /// timeout, size cap, quota.
+    pub async fn pip_install(
+        &self,
+        reqs: Vec<crate::packages::Requirement>,
+        timeout: std::time::Duration,
+    ) -> Result<Vec<crate::packages::Locked>, SandboxError> {
+        use crate::packages;
+        if !self.pip {
+            return Err(SandboxError::PipOff);
+        }
+        if reqs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let runtime = self.runtime.clone();
+        let scratch = self.scratch.shared_dir();
+        let quota = self.quota.clone();
+        let have: Vec<String> = self
+            .installed()
+            .iter()
+            .map(|p| packages::normalize(&p.name))
+            .collect();
+        let mut settings = self
+            .pip_settings
+            .clone()
+            .unwrap_or_else(|| runtime.pip_settings().clone());
+        settings.timeout = settings.timeout.min(timeout);
+        let work = move || -> Result<Vec<packages::Locked>, packages::PackageError> {
+            let lock = packages::resolve(runtime.cache_root(), &reqs, &settings)?;
+            let mut skip = packages::builtin_names(&runtime.files().manifest());
+            if let Some(layer) = runtime.site_layer() {
+                skip.extend(layer.packages.iter().map(|p| packages::normalize(&p.name)));
+            }
+            skip.extend(have);
+            let site_rel = layout::USER_SITE_IN_TMP;
+            scratch
+                .create_dir_all(site_rel)
+                .map_err(|source| packages::PackageError::Io {
+                    action: "create",
+                    path: site_rel.into(),
+                    source,
+                })?;
+            let site = scratch
+                .open_dir(site_rel)
+                .map_err(|source| packages::PackageError::Io {
+                    action: "open",
+                    path: site_rel.into(),
+                    source,
+                })?;
+            let result = packages::install_into(
+                runtime.cache_root(),
+                &lock,
+                &skip,
+                &site,
+                MAX_INSTALL_BYTES,
+                &mut |bytes| Ok(quota.charge(None, bytes)?),
+            );
+            // What is on disk now, whatever happened.
+            quota.refresh();
+            result
+        };
+        let installed = tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| RuntimeError::Panicked(e.to_string()))??;
+        self.installed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend(installed.iter().cloned());
+        Ok(installed)
     }
 
     /// The private scratch directory (`/tmp` in the guest).

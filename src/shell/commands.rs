@@ -43,7 +43,10 @@ impl Builtin for PythonCommand {
         if let Invocation::Module { module, args } = &invocation
             && (module == "pip" || module == "pip3")
         {
-            return Ok(self.pip.answer(args));
+            return Ok(self
+                .pip
+                .answer(&self.sandbox, args, ctx.remaining_deadline())
+                .await);
         }
         let mut notes = Vec::new();
         let cwd = guest_cwd(ctx.cwd).unwrap_or_else(|| {
@@ -124,7 +127,11 @@ impl Builtin for PythonCommand {
     }
 }
 
-/// `pip` / `pip3`: nothing can be installed, but most of what agents ask for is built in.
+/// `pip` / `pip3`: `install` fetches pure-Python wheels through the host (see
+/// [`Sandbox::pip_install`]); `list`, `freeze` and `show` tell what is built in, in the site
+/// layer and installed in this sandbox. The guest's arguments are data: only requirement
+/// strings reach the host's pip, and options that would choose an index, a file or a URL are
+/// refused.
 pub struct PipCommand {
     packages: Vec<(String, String)>,
 }
@@ -134,7 +141,7 @@ fn normalize(name: &str) -> String {
         .split(['=', '<', '>', '!', '~', '[', ';', ' '])
         .next()
         .unwrap_or(name);
-    base.trim().to_lowercase().replace(['_', '.'], "-")
+    crate::packages::normalize(base)
 }
 
 /// Import names that differ from distribution names.
@@ -145,6 +152,43 @@ const ALIASES: &[(&str, &str)] = &[
     ("pil", "pillow"),
     ("dateutil", "python-dateutil"),
 ];
+
+/// `pip install` options that change nothing here and are accepted (and ignored).
+const HARMLESS: &[&str] = &[
+    "-q",
+    "-qq",
+    "-qqq",
+    "--quiet",
+    "-v",
+    "--verbose",
+    "-U",
+    "--upgrade",
+    "--user",
+    "--no-cache-dir",
+    "--break-system-packages",
+    "--no-warn-script-location",
+    "--disable-pip-version-check",
+    "--root-user-action=ignore",
+    "--progress-bar=off",
+];
+
+/// Where a package seen by `pip list` comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    BuiltIn,
+    Layer,
+    Installed,
+}
+
+impl Origin {
+    fn location(self) -> &'static str {
+        match self {
+            Origin::BuiltIn => "/usr/local/lib/python315.zip",
+            Origin::Layer => crate::runtime::layout::GUEST_SITE_LAYER,
+            Origin::Installed => crate::runtime::layout::GUEST_USER_SITE,
+        }
+    }
+}
 
 impl PipCommand {
     /// The answers for `runtime`'s MANIFEST, read and parsed once per process (the artifacts
@@ -186,41 +230,75 @@ impl PipCommand {
         self.packages.iter().find(|(n, _)| normalize(n) == want)
     }
 
-    fn answer(&self, args: &[String]) -> ExecResult {
+    fn short_list(&self) -> String {
+        self.packages
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Every package the sandbox's Python sees, by name, with where it comes from.
+    fn all(&self, sandbox: &Sandbox) -> Vec<(String, String, Origin)> {
+        let mut all: Vec<(String, String, Origin)> = self
+            .packages
+            .iter()
+            .map(|(n, v)| (n.clone(), v.clone(), Origin::BuiltIn))
+            .collect();
+        let mut extra: Vec<(crate::packages::Locked, Origin)> = Vec::new();
+        if let Some(layer) = sandbox.runtime().site_layer() {
+            extra.extend(layer.packages.iter().cloned().map(|p| (p, Origin::Layer)));
+        }
+        extra.extend(
+            sandbox
+                .installed()
+                .into_iter()
+                .map(|p| (p, Origin::Installed)),
+        );
+        for (p, origin) in extra {
+            if !all
+                .iter()
+                .any(|(n, _, _)| normalize(n) == normalize(&p.name))
+            {
+                all.push((p.name, p.version, origin));
+            }
+        }
+        all.sort_by_key(|(n, _, _)| normalize(n));
+        all
+    }
+
+    fn lookup(&self, sandbox: &Sandbox, requested: &str) -> Option<(String, String, Origin)> {
+        if let Some((n, v)) = self.find(requested) {
+            return Some((n.clone(), v.clone(), Origin::BuiltIn));
+        }
+        let want = normalize(requested);
+        self.all(sandbox)
+            .into_iter()
+            .find(|(n, _, _)| normalize(n) == want)
+    }
+
+    pub(super) async fn answer(
+        &self,
+        sandbox: &Sandbox,
+        args: &[String],
+        deadline: Option<Duration>,
+    ) -> ExecResult {
         let sub = args
             .iter()
             .find(|a| !a.starts_with('-'))
             .map(String::as_str);
-        let names: Vec<&String> = args
+        let after: Vec<&String> = args
             .iter()
             .skip_while(|a| a.starts_with('-'))
             .skip(1)
+            .collect();
+        let names: Vec<&String> = after
+            .iter()
+            .copied()
             .filter(|a| !a.starts_with('-'))
             .collect();
         match sub {
-            Some("install") => {
-                let (have, missing): (Vec<&String>, Vec<&String>) =
-                    names.iter().partition(|n| self.find(n).is_some());
-                let mut out = String::new();
-                for n in &have {
-                    if let Some((name, version)) = self.find(n) {
-                        out.push_str(&format!(
-                            "Requirement already satisfied: {name} {version} (built into this sandbox's Python)\n"
-                        ));
-                    }
-                }
-                if missing.is_empty() {
-                    return result(out.into_bytes(), Vec::new(), 0);
-                }
-                let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-                let err = format!(
-                    "ERROR: cannot install {}: this sandbox has no package index and no network. \
-                     Built-in packages (see `pip list`): {}\n",
-                    list.join(", "),
-                    self.short_list()
-                );
-                result(out.into_bytes(), err.into_bytes(), 1)
-            }
+            Some("install") => self.install(sandbox, &after, deadline).await,
             Some("list") | Some("freeze") => {
                 let freeze = sub == Some("freeze");
                 let mut out = if freeze {
@@ -228,7 +306,7 @@ impl PipCommand {
                 } else {
                     "Package Version\n------- -------\n".to_string()
                 };
-                for (n, v) in &self.packages {
+                for (n, v, _) in self.all(sandbox) {
                     out.push_str(&if freeze {
                         format!("{n}=={v}\n")
                     } else {
@@ -241,9 +319,10 @@ impl PipCommand {
                 let mut out = String::new();
                 let mut code = 0;
                 for n in names {
-                    match self.find(n) {
-                        Some((name, version)) => out.push_str(&format!(
-                            "Name: {name}\nVersion: {version}\nLocation: /usr/local/lib/python315.zip\n"
+                    match self.lookup(sandbox, n) {
+                        Some((name, version, origin)) => out.push_str(&format!(
+                            "Name: {name}\nVersion: {version}\nLocation: {}\n",
+                            origin.location()
                         )),
                         None => code = 1,
                     }
@@ -256,32 +335,106 @@ impl PipCommand {
                 result(out.into_bytes(), err, code)
             }
             Some("--version") | None if args.iter().any(|a| a == "--version" || a == "-V") => {
-                result(b"pip (built-in list) for Python 3.15\n".to_vec(), Vec::new(), 0)
+                result(
+                    b"pip (host-resolved, pure-Python wheels only) for Python 3.15\n".to_vec(),
+                    Vec::new(),
+                    0,
+                )
             }
             _ => result(
                 Vec::new(),
-                b"pip: only `pip install`, `pip list`, `pip freeze` and `pip show` are answered here; nothing can be installed (no network)\n".to_vec(),
+                b"pip: only `pip install NAME[==VERSION] ...`, `pip list`, `pip freeze` and `pip show` are answered here\n".to_vec(),
                 1,
             ),
         }
     }
 
-    fn short_list(&self) -> String {
-        self.packages
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+    async fn install(
+        &self,
+        sandbox: &Sandbox,
+        args: &[&String],
+        deadline: Option<Duration>,
+    ) -> ExecResult {
+        use crate::packages::Requirement;
+        let refuse = |msg: String| result(Vec::new(), format!("ERROR: {msg}\n").into_bytes(), 1);
+        let mut reqs = Vec::new();
+        for a in args {
+            if a.starts_with('-') {
+                if HARMLESS.contains(&a.as_str()) {
+                    continue;
+                }
+                return refuse(format!(
+                    "option {a} is not accepted here: packages come only from the host's package \
+                     index, so no -r/-e, index, find-links, target or other options; give package \
+                     names with optional versions, e.g. `pip install pint==0.24`"
+                ));
+            }
+            match Requirement::parse(a) {
+                Ok(r) => reqs.push(r),
+                Err(e) => return refuse(e.to_string()),
+            }
+        }
+        if reqs.is_empty() {
+            return refuse("You must give at least one requirement to install".into());
+        }
+        let mut out = String::new();
+        let mut wanted = Vec::new();
+        for r in reqs {
+            match self.lookup(sandbox, r.name()) {
+                Some((name, version, origin)) => out.push_str(&format!(
+                    "Requirement already satisfied: {name} {version} (in {})\n",
+                    match origin {
+                        Origin::BuiltIn => "this sandbox's built-in Python packages",
+                        Origin::Layer => "the sandbox's site layer",
+                        Origin::Installed => "this sandbox",
+                    }
+                )),
+                None => wanted.push(r),
+            }
+        }
+        if wanted.is_empty() {
+            return result(out.into_bytes(), Vec::new(), 0);
+        }
+        let timeout = deadline.unwrap_or(Duration::from_secs(300));
+        match sandbox.pip_install(wanted, timeout).await {
+            Ok(installed) if installed.is_empty() => {
+                out.push_str("Nothing new to install (dependencies are built in)\n");
+                result(out.into_bytes(), Vec::new(), 0)
+            }
+            Ok(installed) => {
+                let list: Vec<String> = installed
+                    .iter()
+                    .map(|p| format!("{}-{}", p.name, p.version))
+                    .collect();
+                out.push_str(&format!("Successfully installed {}\n", list.join(" ")));
+                result(out.into_bytes(), Vec::new(), 0)
+            }
+            Err(e) => {
+                let mut err = format!("ERROR: {e}\n");
+                if matches!(
+                    e,
+                    crate::sandbox::SandboxError::Packages(
+                        crate::packages::PackageError::NotPure { .. }
+                    )
+                ) {
+                    err.push_str(&format!("Built-in packages: {}\n", self.short_list()));
+                }
+                result(out.into_bytes(), err.into_bytes(), 1)
+            }
+        }
     }
 }
 
 /// The `pip` builtin (shares its table with `python3 -m pip`).
-pub struct Pip(pub Arc<PipCommand>);
+pub struct Pip(pub Arc<PipCommand>, pub Arc<Sandbox>);
 
 #[bashkit::async_trait]
 impl Builtin for Pip {
     async fn execute(&self, ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
-        Ok(self.0.answer(ctx.args))
+        Ok(self
+            .0
+            .answer(&self.1, ctx.args, ctx.remaining_deadline())
+            .await)
     }
 }
 

@@ -163,8 +163,8 @@ impl Shell {
             .builtin("python3", python())
             .builtin("python", python())
             .builtin("python3.15", python())
-            .builtin("pip", Box::new(Pip(pip.clone())))
-            .builtin("pip3", Box::new(Pip(pip.clone())));
+            .builtin("pip", Box::new(Pip(pip.clone(), sandbox.clone())))
+            .builtin("pip3", Box::new(Pip(pip.clone(), sandbox.clone())));
         for (name, reason) in UNAVAILABLE {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }

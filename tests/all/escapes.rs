@@ -68,6 +68,49 @@ async fn symlinks_pointing_out_are_not_followed() {
     );
 }
 
+/// Python's `os.symlink` gets the shell's rule: a target that leaves the folder the link is
+/// made in (resolved from the link's folder, as the OS would) is refused at creation with
+/// EPERM, and no host link is left behind; links that stay inside still work.
+#[tokio::test]
+async fn python_symlinks_leaving_the_workspace_are_refused_at_creation() {
+    let sb = sandbox();
+    let ws = sb.workspace().host_path().to_path_buf();
+    sb.workspace().write("data.txt", "inside").unwrap();
+    let src = format!(
+        "{TRY}import os\n\
+         os.makedirs('a/b', exist_ok=True)\n\
+         attempt('dotdot', lambda: os.symlink('../../../../etc/passwd', 'l1'))\n\
+         attempt('abs', lambda: os.symlink('/etc/passwd', 'l2'))\n\
+         attempt('guest_abs', lambda: os.symlink('/testbed/data.txt', 'l3'))\n\
+         attempt('nested', lambda: os.symlink('a/b/../../..', 'l4'))\n\
+         attempt('from_sub', lambda: os.symlink('../../../x', 'a/b/l5'))\n\
+         attempt('tmp_up', lambda: os.symlink('../testbed', '/tmp/l6'))\n\
+         os.symlink('a/b/../../data.txt', 'good')\n\
+         os.symlink('../../data.txt', 'a/b/good')\n\
+         os.symlink('b', 'a/lb')\n\
+         attempt('via_link', lambda: os.symlink('../../x', 'a/lb/l7'))\n\
+         print(open('good').read(), open('a/b/good').read(), os.readlink('good'))\n"
+    );
+    let out = ok(&py(&sb, &["-c", &src]).await);
+    assert_eq!(
+        out,
+        "dotdot PermissionError\nabs PermissionError\nguest_abs PermissionError\n\
+         nested PermissionError\nfrom_sub PermissionError\ntmp_up PermissionError\n\
+         via_link PermissionError\ninside inside a/b/../../data.txt\n"
+    );
+    for gone in ["l1", "l2", "l3", "l4", "a/b/l5", "a/b/l7"] {
+        assert!(
+            std::fs::symlink_metadata(ws.join(gone)).is_err(),
+            "{gone} was left on the host"
+        );
+    }
+    assert!(
+        std::fs::symlink_metadata(ws.join("good"))
+            .unwrap()
+            .is_symlink()
+    );
+}
+
 #[tokio::test]
 async fn the_stdlib_and_its_folder_are_read_only() {
     let rt = crate::common::runtime();

@@ -13,6 +13,7 @@ mod hub;
 mod judge;
 mod limits;
 mod observations;
+mod packages;
 mod python;
 mod reference;
 mod setup;
