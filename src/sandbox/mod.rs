@@ -3,13 +3,15 @@
 //! (charged live by the shell, the editor and Python) and one [`NetworkPolicy`]. Usable on its
 //! own (no agent needed).
 
+mod http;
 mod network;
 
 use std::sync::Arc;
 
 pub use crate::runtime::layout::{GUEST_TMP, GUEST_WORKSPACE};
 pub use crate::runtime::{Quota, QuotaError};
-pub use network::{BadHost, NetworkPolicy};
+pub use http::{BadCertificate, HttpSettings};
+pub use network::{BadHost, NetworkDenied, NetworkPolicy};
 
 use crate::runtime::{
     Invocation, Limits, Mount, Outcome, RunRequest, RunResult, Runtime, RuntimeError, layout,
@@ -44,6 +46,7 @@ pub struct SandboxBuilder {
     disk_quota: u64,
     max_files: u64,
     network: NetworkPolicy,
+    http: HttpSettings,
 }
 
 impl SandboxBuilder {
@@ -72,9 +75,18 @@ impl SandboxBuilder {
         self
     }
 
-    /// Which hosts the sandbox may reach. Default: [`NetworkPolicy::off`].
+    /// Which hosts the sandbox may reach: the shell's `curl`/`wget` and Python's `urllib` and
+    /// `http.client` alike. Default: [`NetworkPolicy::off`].
     pub fn network(mut self, policy: NetworkPolicy) -> Self {
         self.network = policy;
+        self
+    }
+
+    /// Caps and trusted roots for Python's HTTP requests (which hosts: [`Self::network`]).
+    /// Default: [`HttpSettings::default`] (64 MiB per response, 16 MiB per request, 60 s per
+    /// request, the system's root certificates).
+    pub fn http(mut self, settings: HttpSettings) -> Self {
+        self.http = settings;
         self
     }
 
@@ -112,6 +124,7 @@ impl SandboxBuilder {
             env: self.env,
             cwd: GUEST_WORKSPACE.to_string(),
             quota,
+            door: http::door(&self.network, &self.http),
             network: self.network,
         })
     }
@@ -128,6 +141,8 @@ pub struct Sandbox {
     cwd: String,
     quota: Arc<Quota>,
     network: NetworkPolicy,
+    /// Python's way to the network (through the host door), under `network`.
+    door: Arc<http::HttpDoor>,
 }
 
 impl Sandbox {
@@ -141,6 +156,7 @@ impl Sandbox {
             disk_quota: DEFAULT_DISK_QUOTA,
             max_files: DEFAULT_MAX_FILES,
             network: NetworkPolicy::off(),
+            http: HttpSettings::default(),
         }
     }
 
@@ -315,6 +331,7 @@ impl Sandbox {
                 mount(self.scratch.shared_dir(), GUEST_TMP),
             ],
             quota: Some(self.quota.clone()),
+            network: Some(self.door.clone()),
         };
         // The runtime re-measures the quota after the call.
         let mut r = self.runtime.run(req).await?;

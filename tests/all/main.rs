@@ -12,6 +12,7 @@ mod hub;
 mod judge;
 mod limits;
 mod observations;
+mod pynet;
 mod python;
 mod reference;
 mod setup;
