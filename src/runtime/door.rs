@@ -194,12 +194,17 @@ fn parse_http(bytes: &[u8], deadline: Instant) -> Result<HttpRequest, HttpRefusa
         .iter()
         .position(|b| *b == 0)
         .ok_or_else(|| bad("no end of the header part".into()))?;
-    let meta: HttpMeta =
-        serde_json::from_slice(&bytes[..split]).map_err(|e| bad(e.to_string()))?;
+    let meta: HttpMeta = serde_json::from_slice(&bytes[..split]).map_err(|e| bad(e.to_string()))?;
     let headers = meta
         .headers
         .into_iter()
-        .map(|(name, value)| Ok((name, latin1_bytes(&value).ok_or_else(|| bad(format!("header {value:?} is not Latin-1")))?)))
+        .map(|(name, value)| {
+            Ok((
+                name,
+                latin1_bytes(&value)
+                    .ok_or_else(|| bad(format!("header {value:?} is not Latin-1")))?,
+            ))
+        })
         .collect::<Result<Vec<_>, HttpRefusal>>()?;
     let left = deadline.saturating_duration_since(Instant::now());
     let timeout = match meta.timeout {

@@ -405,6 +405,9 @@ def _lis_patch_http(client, sys):
         cls.__name__ = cls.__qualname__ = name
         cls.__module__ = "http.client"
         setattr(client, name, cls)
+    # urllib's HTTPS handler asks for an ssl context (the WASM CPython's `ssl` cannot load);
+    # the host's TLS needs none.
+    client._create_https_context = lambda *args, **kwargs: None
     if "HTTPSConnection" not in client.__all__:
         client.__all__.append("HTTPSConnection")
     client._lis_door = True

@@ -78,7 +78,8 @@ impl HttpRefusal {
 }
 
 /// A boxed future of [`GuestNetwork::fetch`].
-pub type Fetching<'a> = Pin<Box<dyn Future<Output = Result<HttpResponse, HttpRefusal>> + Send + 'a>>;
+pub type Fetching<'a> =
+    Pin<Box<dyn Future<Output = Result<HttpResponse, HttpRefusal>> + Send + 'a>>;
 
 /// What the guest's HTTP requests go to. Implementations decide what is allowed; the runtime
 /// only moves bytes between the guest and this.

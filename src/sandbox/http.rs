@@ -66,8 +66,8 @@ impl HttpSettings {
     /// # Errors
     /// [`BadCertificate`] when `pem` holds no readable certificate.
     pub fn trust_pem(mut self, pem: &[u8]) -> Result<Self, BadCertificate> {
-        let certs =
-            reqwest::Certificate::from_pem_bundle(pem).map_err(|e| BadCertificate(e.to_string()))?;
+        let certs = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| BadCertificate(e.to_string()))?;
         if certs.is_empty() {
             return Err(BadCertificate("no certificate in the PEM text".into()));
         }
@@ -100,7 +100,9 @@ impl Resolve for PublicOnly {
                 .filter(|a| is_public(&a.ip()))
                 .collect();
             if found.is_empty() {
-                return Err(format!("{host} {NOT_PUBLIC}, which the sandbox does not reach").into());
+                return Err(
+                    format!("{host} {NOT_PUBLIC}, which the sandbox does not reach").into(),
+                );
             }
             let addrs: Addrs = Box::new(found.into_iter());
             Ok(addrs)
@@ -210,10 +212,7 @@ impl HttpDoor {
             if framed {
                 builder = builder.body(req.body);
             }
-            let mut resp = builder
-                .send()
-                .await
-                .map_err(|e| refusal(&host, &e))?;
+            let mut resp = builder.send().await.map_err(|e| refusal(&host, &e))?;
             if resp.content_length().is_some_and(|n| n > cap as u64) {
                 return Err(too_large(&host, cap));
             }

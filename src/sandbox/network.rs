@@ -191,9 +191,17 @@ mod tests {
         ] {
             assert!(p.check(&url(denied)).is_err(), "{denied}");
         }
-        let e = p.check(&url("http://127.0.0.1:9/")).unwrap_err().to_string();
-        assert!(e.contains("127.0.0.1:9") && e.contains("example.org, 127.0.0.1:8080"), "{e}");
-        let off = NetworkPolicy::off().check(&url("http://example.org/")).unwrap_err();
+        let e = p
+            .check(&url("http://127.0.0.1:9/"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("127.0.0.1:9") && e.contains("example.org, 127.0.0.1:8080"),
+            "{e}"
+        );
+        let off = NetworkPolicy::off()
+            .check(&url("http://example.org/"))
+            .unwrap_err();
         assert!(off.to_string().contains("allows no host"), "{off}");
     }
 
@@ -204,14 +212,24 @@ mod tests {
         let policy = NetworkPolicy::allow(&entries).unwrap();
         let mut list = bashkit::NetworkAllowlist::new();
         for h in policy.hosts() {
-            list = list.allow(format!("http://{h}")).allow(format!("https://{h}"));
+            list = list
+                .allow(format!("http://{h}"))
+                .allow(format!("https://{h}"));
         }
         let list = list.block_private_ips(!policy.names_private_address());
         for u in [
-            "http://example.org/", "https://example.org/a", "http://example.org:443/",
-            "https://example.org:80/", "http://example.org:8080/", "http://127.0.0.1:8080/",
-            "https://127.0.0.1:8080/", "http://127.0.0.1/", "http://localhost:3000/x",
-            "http://localhost/", "http://other.org/", "ftp://example.org/",
+            "http://example.org/",
+            "https://example.org/a",
+            "http://example.org:443/",
+            "https://example.org:80/",
+            "http://example.org:8080/",
+            "http://127.0.0.1:8080/",
+            "https://127.0.0.1:8080/",
+            "http://127.0.0.1/",
+            "http://localhost:3000/x",
+            "http://localhost/",
+            "http://other.org/",
+            "ftp://example.org/",
         ] {
             assert_eq!(policy.check(&url(u)).is_ok(), list.is_allowed(u), "{u}");
         }
@@ -219,9 +237,21 @@ mod tests {
 
     #[test]
     fn public_addresses() {
-        for private in ["127.0.0.1", "10.1.2.3", "169.254.169.254", "100.64.0.1", "0.0.0.0",
-            "::1", "::", "::ffff:127.0.0.1", "64:ff9b::a9fe:a9fe", "2002:7f00:1::", "fd00::1",
-            "fe80::1", "224.0.0.1"] {
+        for private in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "::",
+            "::ffff:127.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::",
+            "fd00::1",
+            "fe80::1",
+            "224.0.0.1",
+        ] {
             assert!(!is_public(&private.parse().unwrap()), "{private}");
         }
         for public in ["93.184.216.34", "2606:2800:220:1::1", "8.8.8.8"] {
