@@ -153,8 +153,8 @@ struct ExecArgs {
     /// `Execution output of \[execute_bash]:`, `\[STDOUT]`, `\[STDERR]`).
     #[arg(long, requires = "bash")]
     observation: bool,
-    /// Hosts the sandbox may reach (curl/wget in the shell; comma-separated host or
-    /// host:port). Default: no network.
+    /// Hosts the sandbox may reach (curl/wget in the shell, Python's urllib/http.client;
+    /// comma-separated host or host:port). Default: no network.
     #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
     allow_net: Vec<String>,
     /// Whether `pip install` may fetch pure-Python packages through the host's pip.

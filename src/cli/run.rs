@@ -90,8 +90,8 @@ pub struct ModelArgs {
     /// Time limit per tool command, in seconds.
     #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
     command_timeout: f64,
-    /// Hosts the sandbox may reach (curl/wget; comma-separated host or host:port).
-    /// Default: no network.
+    /// Hosts the sandbox may reach (curl/wget and Python's urllib/http.client; comma-separated
+    /// host or host:port). Default: no network.
     #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
     allow_net: Vec<String>,
     /// Whether `pip install` in an episode may fetch pure-Python packages through the host's

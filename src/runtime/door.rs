@@ -1,42 +1,268 @@
-//! The host door (`host::call`): how the driver gets its run request without parsing it.
+//! The host door (`host::call`): the one way the guest asks the host for anything. A request
+//! is bytes, its first word the kind:
 //!
-//! `turn` parses its code with `ast.parse`, which in WASM costs about a millisecond per
-//! kilobyte of literal (every dict entry becomes AST objects). So the call's code is a constant
-//! `_lis_main()`, and the driver fetches the request as JSON bytes through `_host.call`,
-//! decoding it with the C `json` scanner. The door answers exactly one request per run; any
-//! later call (e.g. from user code) is refused, as when no host is bound.
+//! - `request`: the driver's run request. `turn` parses its code with `ast.parse`, which in
+//!   WASM costs about a millisecond per kilobyte of literal, so the call's code is a constant
+//!   `_lis_main()` and the driver fetches the request as JSON through the door. Answered once
+//!   per run; a later ask (e.g. from user code) is refused as when no host is bound.
+//! - `http-check\0{"url": ...}`: whether the sandbox's network would allow the URL. Answer
+//!   `{"ok": true}` or a refusal (below). Nothing is sent anywhere.
+//! - `http\0{"method", "url", "headers": [[name, value], ...], "timeout": seconds|null}\0BODY`:
+//!   one HTTP request, made by the host with its own client and TLS ([`GuestNetwork`]).
+//!   Answer `{"ok": true, "status", "reason", "version", "headers"}\0BODY`, or a refusal
+//!   `{"ok": false, "error": KIND, "message": ...}` (KIND as [`HttpRefusal::kind`]).
+//!
+//! Header values travel as JSON strings of the bytes read as Latin-1 (one char per byte).
+//! JSON escapes NUL, so the first NUL after the JSON always ends it. Any other request gets
+//! `-1`, as when no host is bound.
+//!
+//! Safety against a hostile guest: the request is read from guest memory only after its
+//! length is checked against the network's cap; answers are written only into memory the
+//! guest's own `host_alloc` returned; an HTTP request is awaited (never blocking a thread) and
+//! bounded by what is left of the command's deadline, which also cancels it.
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
 use wasmtime::{Caller, Linker};
 
 use super::GuestState;
+use super::net::{GuestNetwork, HttpRefusal, HttpRequest, HttpResponse};
 
 /// `host::call` results, as the guest's `_host` module reads them.
 const OK: i32 = 0;
 const NO_HOST: i32 = -1;
 const FAULT: i32 = -2;
 
+const RUN_REQUEST: &[u8] = b"request";
+const HTTP_CHECK: &[u8] = b"http-check\0";
+const HTTP: &[u8] = b"http\0";
+/// The largest `http-check` request read (a URL).
+const MAX_CHECK_BYTES: usize = 64 << 10;
+
 /// Bind `host::call` in `linker`.
 pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap_async(
         "host",
         "call",
-        |mut caller: Caller<'_, GuestState>,
-         (_req, _len, out_ptr, out_len): (i32, i32, i32, i32)| {
+        |mut caller: Caller<'_, GuestState>, (req, len, out_ptr, out_len): (i32, i32, i32, i32)| {
             Box::new(async move {
-                let Some(frame) = caller.data_mut().request.take() else {
-                    return Ok(NO_HOST);
+                let Some(kind) = read_kind(&mut caller, req, len) else {
+                    return Ok(FAULT);
                 };
-                answer(&mut caller, &frame, out_ptr, out_len).await
+                let answer_parts: Vec<Vec<u8>> = match kind {
+                    Kind::Run => match caller.data_mut().request.take() {
+                        Some(frame) => vec![frame],
+                        None => return Ok(NO_HOST),
+                    },
+                    Kind::Check => {
+                        let network = caller.data().network.clone();
+                        let body = match read_guest(&mut caller, req, len, MAX_CHECK_BYTES) {
+                            Ok(bytes) => check(network.as_deref(), &bytes[HTTP_CHECK.len()..]),
+                            Err(refusal) => refusal_json(&refusal),
+                        };
+                        vec![body]
+                    }
+                    Kind::Http => {
+                        let (network, deadline) =
+                            (caller.data().network.clone(), caller.data().deadline);
+                        http(&mut caller, network, deadline, req, len).await
+                    }
+                    Kind::Other => return Ok(NO_HOST),
+                };
+                answer(&mut caller, &answer_parts, out_ptr, out_len).await
             })
         },
     )?;
     Ok(())
 }
 
-/// Copy `frame` into guest memory from the guest's own allocator and store where it is.
+enum Kind {
+    Run,
+    Check,
+    Http,
+    Other,
+}
+
+/// The request's kind, from its first bytes (the longest prefix is all that is read).
+fn read_kind(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<Kind> {
+    let (Ok(at), Ok(len)) = (usize::try_from(ptr), usize::try_from(len)) else {
+        return None;
+    };
+    let memory = caller.get_export("memory")?.into_memory()?;
+    let mut head = [0u8; 16];
+    let n = len.min(head.len());
+    memory.read(&*caller, at, &mut head[..n]).ok()?;
+    let head = &head[..n];
+    Some(if len == RUN_REQUEST.len() && head == RUN_REQUEST {
+        Kind::Run
+    } else if head.starts_with(HTTP_CHECK) {
+        Kind::Check
+    } else if head.starts_with(HTTP) {
+        Kind::Http
+    } else {
+        Kind::Other
+    })
+}
+
+/// The guest's request bytes, if they are at most `cap` long.
+fn read_guest(
+    caller: &mut Caller<'_, GuestState>,
+    ptr: i32,
+    len: i32,
+    cap: usize,
+) -> Result<Vec<u8>, HttpRefusal> {
+    let fault = || HttpRefusal::BadRequest("the request is not in the guest's memory".into());
+    let (Ok(at), Ok(len)) = (usize::try_from(ptr), usize::try_from(len)) else {
+        return Err(fault());
+    };
+    if len > cap {
+        return Err(HttpRefusal::TooLarge(format!(
+            "the request is {len} bytes; the sandbox passes at most {cap} bytes (URL, headers and \
+             body) per HTTP request"
+        )));
+    }
+    let memory = caller
+        .get_export("memory")
+        .and_then(|e| e.into_memory())
+        .ok_or_else(fault)?;
+    let mut bytes = vec![0u8; len];
+    memory.read(&*caller, at, &mut bytes).map_err(|_| fault())?;
+    Ok(bytes)
+}
+
+fn no_network() -> HttpRefusal {
+    HttpRefusal::Denied("this Python runtime has no network (no network policy is bound)".into())
+}
+
+#[derive(Deserialize)]
+struct CheckMeta {
+    url: String,
+}
+
+fn check(network: Option<&dyn GuestNetwork>, meta: &[u8]) -> Vec<u8> {
+    let Some(network) = network else {
+        return refusal_json(&no_network());
+    };
+    let result = serde_json::from_slice::<CheckMeta>(meta)
+        .map_err(|e| HttpRefusal::BadRequest(format!("malformed http-check request: {e}")))
+        .and_then(|m| network.check(&m.url));
+    match result {
+        Ok(()) => br#"{"ok":true}"#.to_vec(),
+        Err(refusal) => refusal_json(&refusal),
+    }
+}
+
+#[derive(Deserialize)]
+struct HttpMeta {
+    method: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    timeout: Option<f64>,
+}
+
+/// Serve an `http` request: parse it, bound its time, fetch, and frame the answer.
+async fn http(
+    caller: &mut Caller<'_, GuestState>,
+    network: Option<Arc<dyn GuestNetwork>>,
+    deadline: Instant,
+    ptr: i32,
+    len: i32,
+) -> Vec<Vec<u8>> {
+    let Some(network) = network else {
+        return vec![refusal_json(&no_network())];
+    };
+    let request = read_guest(caller, ptr, len, network.max_request_bytes())
+        .and_then(|bytes| parse_http(&bytes[HTTP.len()..], deadline));
+    let result = match request {
+        Ok(request) => network.fetch(request).await,
+        Err(refusal) => Err(refusal),
+    };
+    match result {
+        Ok(response) => {
+            let meta = response_json(&response);
+            vec![meta, vec![0], response.body]
+        }
+        Err(refusal) => vec![refusal_json(&refusal)],
+    }
+}
+
+fn parse_http(bytes: &[u8], deadline: Instant) -> Result<HttpRequest, HttpRefusal> {
+    let bad = |why: String| HttpRefusal::BadRequest(format!("malformed http request: {why}"));
+    let split = bytes
+        .iter()
+        .position(|b| *b == 0)
+        .ok_or_else(|| bad("no end of the header part".into()))?;
+    let meta: HttpMeta = serde_json::from_slice(&bytes[..split]).map_err(|e| bad(e.to_string()))?;
+    let headers = meta
+        .headers
+        .into_iter()
+        .map(|(name, value)| {
+            Ok((
+                name,
+                latin1_bytes(&value)
+                    .ok_or_else(|| bad(format!("header {value:?} is not Latin-1")))?,
+            ))
+        })
+        .collect::<Result<Vec<_>, HttpRefusal>>()?;
+    let left = deadline.saturating_duration_since(Instant::now());
+    let timeout = match meta.timeout {
+        Some(t) if t.is_finite() && t > 0.0 => {
+            Duration::try_from_secs_f64(t).map_or(left, |t| t.min(left))
+        }
+        _ => left,
+    };
+    if timeout.is_zero() {
+        return Err(HttpRefusal::Timeout(
+            "the command's deadline has passed".into(),
+        ));
+    }
+    Ok(HttpRequest {
+        method: meta.method,
+        url: meta.url,
+        headers,
+        body: bytes[split + 1..].to_vec(),
+        timeout,
+    })
+}
+
+fn latin1_bytes(s: &str) -> Option<Vec<u8>> {
+    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
+}
+
+fn latin1_string(b: &[u8]) -> String {
+    b.iter().map(|&b| char::from(b)).collect()
+}
+
+fn response_json(r: &HttpResponse) -> Vec<u8> {
+    let headers: Vec<(&str, String)> = r
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), latin1_string(v)))
+        .collect();
+    serde_json::json!({
+        "ok": true,
+        "status": r.status,
+        "reason": r.reason,
+        "version": r.version,
+        "headers": headers,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+fn refusal_json(r: &HttpRefusal) -> Vec<u8> {
+    serde_json::json!({"ok": false, "error": r.kind(), "message": r.to_string()})
+        .to_string()
+        .into_bytes()
+}
+
+/// Copy `parts` (one after the other) into guest memory from the guest's own allocator and
+/// store where they are.
 async fn answer(
     caller: &mut Caller<'_, GuestState>,
-    frame: &[u8],
+    parts: &[Vec<u8>],
     out_ptr: i32,
     out_len: i32,
 ) -> wasmtime::Result<i32> {
@@ -50,11 +276,12 @@ async fn answer(
     let Some(memory) = caller.get_export("memory").and_then(|e| e.into_memory()) else {
         return Ok(FAULT);
     };
-    let Ok(len) = i32::try_from(frame.len()) else {
+    let total: usize = parts.iter().map(Vec::len).sum();
+    let Ok(len) = i32::try_from(total) else {
         return Ok(FAULT);
     };
     let ptr = alloc.call_async(&mut *caller, len).await?;
-    let (Ok(at), Ok(ptr_at), Ok(len_at)) = (
+    let (Ok(mut at), Ok(ptr_at), Ok(len_at)) = (
         usize::try_from(ptr),
         usize::try_from(out_ptr),
         usize::try_from(out_len),
@@ -64,13 +291,15 @@ async fn answer(
     if ptr == 0 && len > 0 {
         return Ok(FAULT);
     }
+    for part in parts {
+        if memory.write(&mut *caller, at, part).is_err() {
+            return Ok(FAULT);
+        }
+        at += part.len();
+    }
     let ptr_bytes = u32::try_from(ptr).unwrap_or_default().to_le_bytes();
     let len_bytes = u32::try_from(len).unwrap_or_default().to_le_bytes();
-    for (offset, bytes) in [
-        (at, frame),
-        (ptr_at, &ptr_bytes[..]),
-        (len_at, &len_bytes[..]),
-    ] {
+    for (offset, bytes) in [(ptr_at, &ptr_bytes[..]), (len_at, &len_bytes[..])] {
         if memory.write(&mut *caller, offset, bytes).is_err() {
             return Ok(FAULT);
         }

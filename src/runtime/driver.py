@@ -27,6 +27,8 @@ def _lis_main():
     status = 0
     try:
         req = _lis_json.loads(_lis_host.call(b"request"))
+        if _LisNetFinder not in sys.meta_path:
+            _lis_net_install(sys)
         status = _lis_run(req, os, sys)
     except BaseException as e:  # noqa: BLE001 - the driver itself must never die silently
         sys.stderr.write("llm-in-sandbox driver error: %r\n" % (e,))
@@ -180,3 +182,269 @@ def _lis_run(req, os, sys):
         traceback.print_exception(type(e), e, _lis_trimmed(e.__traceback__))
         return 1
     return 0
+
+
+# Network for Python through the host door (see door.rs): `http.client`'s connections never
+# open a socket (WASI preview 1 has none). `connect()` asks the host whether the sandbox's policy
+# allows the origin (a denied host fails here, before any request exists); the request bytes
+# http.client writes are collected, and once complete handed to the host as data, which makes
+# the request with its own client and TLS and answers status, headers and body; the answer is
+# fed back to http.client's own response parser. urllib.request (and pandas, ...) use these
+# connections, and follow redirects themselves: every hop is a new, checked request. The
+# patch is applied when http.client is imported (or at once if it already is).
+def _lis_net_install(sys):
+    client = sys.modules.get("http.client")
+    if client is not None:
+        _lis_patch_http(client, sys)
+    sys.meta_path.insert(0, _LisNetFinder)
+
+
+class _LisNetFinder:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name != "http.client":
+            return None
+        for finder in _lis_sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is _LisNetFinder or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _LisPatchingLoader(spec.loader)
+                return spec
+        return None
+
+
+class _LisPatchingLoader:
+    def __init__(self, loader):
+        self._lis_loader = loader
+
+    def __getattr__(self, name):
+        return getattr(self._lis_loader, name)
+
+    def create_module(self, spec):
+        return self._lis_loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._lis_loader.exec_module(module)
+        _lis_patch_http(module, _lis_sys)
+
+
+def _lis_door_call(kind, meta, body=b""):
+    frame = kind + b"\0" + _lis_json.dumps(meta).encode()
+    if kind == b"http":
+        frame += b"\0" + body
+    out = _lis_host.call(frame)
+    head, _, rest = out.partition(b"\0")
+    answer = _lis_json.loads(head)
+    if not answer.get("ok"):
+        kind, message = answer.get("error"), answer.get("message", "request failed")
+        cls = {
+            "denied": PermissionError,
+            "timeout": TimeoutError,
+            "refused": ConnectionRefusedError,
+        }.get(kind, OSError)
+        raise cls(message)
+    return answer, rest
+
+
+def _lis_origin(scheme, host, port, default):
+    if ":" in host and not host.startswith("["):
+        host = "[%s]" % host
+    if port is None or port == default:
+        return "%s://%s" % (scheme, host)
+    return "%s://%s:%d" % (scheme, host, port)
+
+
+class _LisSocket:
+    # What http.client writes to and reads from instead of a socket.
+    def __init__(self, conn, origin):
+        self._conn, self._origin = conn, origin
+        self._out = bytearray()
+        self._head = None
+        self._answer = None
+
+    def sendall(self, data):
+        self._out += data
+        if self._answer is None:
+            request = self._complete(False)
+            if request is not None:
+                self._answer = self._exchange(*request)
+
+    def send(self, data):
+        self.sendall(data)
+        return len(data)
+
+    def makefile(self, mode="rb", *args, **kwargs):
+        import io
+
+        answer, self._answer = self._answer, None
+        if answer is None:
+            answer = self._exchange(*self._complete(True))
+        return io.BufferedReader(io.BytesIO(answer))
+
+    def close(self):
+        self._out = bytearray()
+
+    def settimeout(self, timeout):
+        pass
+
+    def setsockopt(self, *args):
+        pass
+
+    def shutdown(self, how):
+        pass
+
+    def _complete(self, final):
+        # (method, target, headers, body) once the request written so far is whole, else None
+        # (or, when `final`, an error).
+        out = self._out
+        if self._head is None:
+            end = out.find(b"\r\n\r\n")
+            if end < 0:
+                if final:
+                    raise OSError("incomplete HTTP request: no end of headers was sent")
+                return None
+            lines = bytes(out[:end]).decode("latin-1").split("\r\n")
+            parts = lines[0].split(" ")
+            if len(parts) != 3:
+                raise OSError("malformed HTTP request line %r" % lines[0])
+            headers, length, chunked = [], None, False
+            for line in lines[1:]:
+                if line[:1] in (" ", "\t") and headers:
+                    headers[-1][1] += " " + line.strip()
+                    continue
+                name, _, value = line.partition(":")
+                headers.append([name.strip(), value.strip()])
+            for name, value in headers:
+                if name.lower() == "content-length":
+                    try:
+                        length = int(value)
+                    except ValueError:
+                        raise OSError("bad Content-Length %r" % value) from None
+                elif name.lower() == "transfer-encoding" and "chunked" in value.lower():
+                    chunked = True
+            self._head = (parts[0], parts[1], headers, length, chunked, end + 4)
+        method, target, headers, length, chunked, start = self._head
+        if chunked:
+            body = _lis_dechunk(out, start) if final or out.endswith(b"0\r\n\r\n") else None
+            if body is None:
+                if final:
+                    raise OSError("incomplete chunked HTTP request body")
+                return None
+            headers = [h for h in headers if h[0].lower() != "transfer-encoding"]
+            headers.append(["Content-Length", str(len(body))])
+        else:
+            need = length or 0
+            if len(out) - start < need:
+                if final:
+                    raise OSError("incomplete HTTP request body")
+                return None
+            body = bytes(out[start : start + need])
+        self._out, self._head = bytearray(), None
+        return method, target, headers, body
+
+    def _exchange(self, method, target, headers, body):
+        url = target if target.startswith(("http://", "https://")) else self._origin + target
+        timeout = self._conn.timeout
+        if not isinstance(timeout, (int, float)):
+            timeout = None
+        meta = {"method": method, "url": url, "headers": headers, "timeout": timeout}
+        answer, rest = _lis_door_call(b"http", meta, body)
+        status = answer["status"]
+        version = "HTTP/1.0" if answer["version"] == 10 else "HTTP/1.1"
+        lines = ["%s %d %s" % (version, status, answer["reason"])]
+        # The host read the whole body (de-chunked): frame it by its length, except where the
+        # status or method has none and the server's Content-Length means something else.
+        no_body = method == "HEAD" or status in (204, 304) or 100 <= status < 200
+        for name, value in answer["headers"]:
+            low = name.lower()
+            if low == "transfer-encoding" or (low == "content-length" and not no_body):
+                continue
+            lines.append("%s: %s" % (name, value))
+        if not no_body:
+            lines.append("Content-Length: %d" % len(rest))
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + rest
+
+
+def _lis_dechunk(out, at):
+    body = bytearray()
+    while True:
+        eol = out.find(b"\r\n", at)
+        if eol < 0:
+            return None
+        try:
+            size = int(bytes(out[at:eol]).split(b";")[0].strip() or b"x", 16)
+        except ValueError:
+            raise OSError("malformed chunked HTTP request body") from None
+        at = eol + 2
+        if size == 0:
+            return bytes(body)
+        if len(out) < at + size + 2:
+            return None
+        body += out[at : at + size]
+        at += size + 2
+
+
+def _lis_patch_http(client, sys):
+    if getattr(client, "_lis_door", False):
+        return
+    base = client.HTTPConnection
+
+    class HTTPConnection(base):
+        _lis_scheme = "http"
+
+        def connect(self):
+            sys.audit("http.client.connect", self, self.host, self.port)
+            if self._tunnel_host:
+                host, port = self._tunnel_host, self._tunnel_port
+            else:
+                host, port = self.host, self.port
+            origin = _lis_origin(self._lis_scheme, host, port, self.default_port)
+            _lis_door_call(b"http-check", {"url": origin + "/"})
+            self.sock = _LisSocket(self, origin)
+
+    class HTTPSConnection(HTTPConnection):
+        # TLS is the host's (verified against its trusted roots); a context is accepted and
+        # not used.
+        default_port = client.HTTPS_PORT
+        _lis_scheme = "https"
+
+        def __init__(
+            self, host, port=None, *args, context=None, check_hostname=None, key_file=None,
+            cert_file=None, **kwargs
+        ):
+            super().__init__(host, port, *args, **kwargs)
+
+    for cls, name in ((HTTPConnection, "HTTPConnection"), (HTTPSConnection, "HTTPSConnection")):
+        cls.__name__ = cls.__qualname__ = name
+        cls.__module__ = "http.client"
+        setattr(client, name, cls)
+    # urllib's HTTPS handler asks for an ssl context (the WASM CPython's `ssl` cannot load);
+    # the host's TLS needs none.
+    client._create_https_context = lambda *args, **kwargs: None
+    if "HTTPSConnection" not in client.__all__:
+        client.__all__.append("HTTPSConnection")
+    client._lis_door = True
+    # urllib.request defines its HTTPS handler only if http.client had HTTPS when it was
+    # imported: give it one if it was imported before the patch (not while it is importing
+    # http.client itself: then it defines its own).
+    request = sys.modules.get("urllib.request")
+    if (
+        request is not None
+        and hasattr(request, "AbstractHTTPHandler")
+        and not hasattr(request, "HTTPSHandler")
+    ):
+
+        class HTTPSHandler(request.AbstractHTTPHandler):
+            def __init__(self, debuglevel=None, context=None, check_hostname=None):
+                super().__init__(debuglevel)
+
+            def https_open(self, req):
+                return self.do_open(client.HTTPSConnection, req)
+
+            https_request = request.AbstractHTTPHandler.do_request_
+
+        HTTPSHandler.__module__ = "urllib.request"
+        request.HTTPSHandler = HTTPSHandler

@@ -9,6 +9,7 @@ mod invocation;
 mod io;
 pub mod layout;
 mod limits;
+pub mod net;
 mod preload;
 mod quota;
 
@@ -193,6 +194,9 @@ pub struct RunRequest {
     /// The disk quota the guest's file writes and creations are charged to (`None`: none);
     /// re-measured after the call.
     pub quota: Option<Arc<Quota>>,
+    /// Where the guest's HTTP requests go (`urllib`, `http.client`), through the host door.
+    /// `None`: no network at all.
+    pub network: Option<Arc<dyn net::GuestNetwork>>,
 }
 
 struct GuestState {
@@ -202,6 +206,10 @@ struct GuestState {
     quota: Option<Arc<Quota>>,
     /// The driver's request, handed out once through the host door.
     request: Option<Vec<u8>>,
+    /// Where the guest's HTTP requests go (`None`: refused).
+    network: Option<Arc<dyn net::GuestNetwork>>,
+    /// When the call's deadline passes: a request through the door may not outlive it.
+    deadline: Instant,
 }
 
 /// Engine settings that are baked into compiled code; part of the cache key.
@@ -457,6 +465,7 @@ impl Runtime {
                 mount(site, layout::GUEST_TMP)?,
             ],
             quota: None,
+            network: None,
         };
         let r = self.run_here(req).await.map_err(|e| e.to_string())?;
         if r.exit_code == 0 {
@@ -650,6 +659,7 @@ impl Runtime {
             },
             mounts: Vec::new(),
             quota: None,
+            network: None,
         };
         let r = self.turn(&code, &req, None, Instant::now()).await?;
         let hex = r.stdout_text();
@@ -747,6 +757,8 @@ impl Runtime {
             limiter: MemoryLimiter::new(limits.memory_bytes),
             quota: req.quota.clone(),
             request,
+            network: req.network.clone(),
+            deadline: Instant::now() + limits.timeout,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);

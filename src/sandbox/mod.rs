@@ -3,13 +3,15 @@
 //! (charged live by the shell, the editor and Python) and one [`NetworkPolicy`]. Usable on its
 //! own (no agent needed).
 
+mod http;
 mod network;
 
 use std::sync::Arc;
 
 pub use crate::runtime::layout::{GUEST_TMP, GUEST_WORKSPACE};
 pub use crate::runtime::{Quota, QuotaError};
-pub use network::{BadHost, NetworkPolicy};
+pub use http::{BadCertificate, HttpSettings};
+pub use network::{BadHost, NetworkDenied, NetworkPolicy};
 
 use crate::runtime::{
     Invocation, Limits, Mount, Outcome, RunRequest, RunResult, Runtime, RuntimeError, layout,
@@ -58,6 +60,7 @@ pub struct SandboxBuilder {
     network: NetworkPolicy,
     pip: bool,
     pip_settings: Option<crate::packages::PipSettings>,
+    http: HttpSettings,
 }
 
 impl SandboxBuilder {
@@ -100,9 +103,18 @@ impl SandboxBuilder {
         self
     }
 
-    /// Which hosts the sandbox may reach. Default: [`NetworkPolicy::off`].
+    /// Which hosts the sandbox may reach: the shell's `curl`/`wget` and Python's `urllib` and
+    /// `http.client` alike. Default: [`NetworkPolicy::off`].
     pub fn network(mut self, policy: NetworkPolicy) -> Self {
         self.network = policy;
+        self
+    }
+
+    /// Caps and trusted roots for Python's HTTP requests (which hosts: [`Self::network`]).
+    /// Default: [`HttpSettings::default`] (64 MiB per response, 16 MiB per request, 60 s per
+    /// request, the system's root certificates).
+    pub fn http(mut self, settings: HttpSettings) -> Self {
+        self.http = settings;
         self
     }
 
@@ -140,6 +152,7 @@ impl SandboxBuilder {
             env: self.env,
             cwd: GUEST_WORKSPACE.to_string(),
             quota,
+            door: http::door(&self.network, &self.http),
             network: self.network,
             pip: self.pip,
             pip_settings: self.pip_settings,
@@ -162,6 +175,8 @@ pub struct Sandbox {
     pip: bool,
     pip_settings: Option<crate::packages::PipSettings>,
     installed: std::sync::Mutex<Vec<crate::packages::Locked>>,
+    /// Python's way to the network (through the host door), under `network`.
+    door: Arc<http::HttpDoor>,
 }
 
 impl Sandbox {
@@ -177,6 +192,7 @@ impl Sandbox {
             network: NetworkPolicy::off(),
             pip: true,
             pip_settings: None,
+            http: HttpSettings::default(),
         }
     }
 
@@ -443,6 +459,7 @@ impl Sandbox {
                 mount(self.scratch.shared_dir(), GUEST_TMP),
             ],
             quota: Some(self.quota.clone()),
+            network: Some(self.door.clone()),
         };
         // The runtime re-measures the quota after the call.
         let mut r = self.runtime.run(req).await?;

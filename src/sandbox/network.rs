@@ -56,14 +56,206 @@ impl NetworkPolicy {
             host == "localhost"
                 || host
                     .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback() || is_private(&ip))
+                    .is_ok_and(|ip| !is_public(&ip))
         })
+    }
+
+    /// Whether a request to `url` is allowed: scheme `http` or `https`, and the host with the
+    /// URL's port (or the scheme's default) named by an entry: `host` allows ports 80 (http)
+    /// and 443 (https), `host:port` that port on either scheme. The same rule as the shell's
+    /// `curl`/`wget`. Names are matched as written, never resolved here; a name that resolves
+    /// to a loopback or private address is refused when connecting unless the policy names
+    /// such an address ([`NetworkPolicy::names_private_address`]).
+    ///
+    /// # Errors
+    /// [`NetworkDenied`], whose text names the host and what the policy allows.
+    pub fn check(&self, url: &reqwest::Url) -> Result<(), NetworkDenied> {
+        let scheme = url.scheme();
+        if scheme != "http" && scheme != "https" {
+            return Err(NetworkDenied(format!(
+                "{scheme}: URLs are not allowed by the sandbox's network policy (only http and \
+                 https)"
+            )));
+        }
+        let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+            return Err(NetworkDenied(format!("{url} names no host")));
+        };
+        let host = host.to_lowercase();
+        let default = if scheme == "https" { 443 } else { 80 };
+        let allowed = self.hosts.iter().any(|entry| match entry.split_once(':') {
+            Some((h, p)) => h == host && p.parse::<u16>() == Ok(port),
+            None => *entry == host && port == default,
+        });
+        if allowed {
+            return Ok(());
+        }
+        let target = if port == default {
+            host
+        } else {
+            format!("{host}:{port}")
+        };
+        Err(NetworkDenied(if self.is_off() {
+            format!(
+                "host {target} is not allowed: the sandbox's network policy allows no host \
+                 (no network)"
+            )
+        } else {
+            format!(
+                "host {target} is not allowed by the sandbox's network policy (allowed: {})",
+                self.hosts.join(", ")
+            )
+        }))
     }
 }
 
-fn is_private(ip: &std::net::IpAddr) -> bool {
+/// A request the network policy refuses; the text names the host and the policy.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NetworkDenied(pub String);
+
+/// Whether `ip` is a globally reachable unicast address (not loopback, private, link-local,
+/// shared, multicast, reserved, or a v6 form carrying such a v4 address).
+pub fn is_public(ip: &std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
     match ip {
-        std::net::IpAddr::V4(v4) => v4.is_private() || v4.is_link_local(),
-        std::net::IpAddr::V6(_) => false,
+        IpAddr::V4(v4) => is_public_v4(*v4),
+        IpAddr::V6(v6) => {
+            let seg = v6.segments();
+            let o = v6.octets();
+            let embedded = |a, b, c, d| is_public_v4(std::net::Ipv4Addr::new(a, b, c, d));
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public_v4(v4);
+            }
+            if seg[..6] == [0; 6] {
+                // `::`, `::1` and the deprecated IPv4-compatible `::a.b.c.d`.
+                return seg[6] != 0 && embedded(o[12], o[13], o[14], o[15]);
+            }
+            if seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                return embedded(o[12], o[13], o[14], o[15]); // NAT64
+            }
+            if seg[0] == 0x2002 {
+                return embedded(o[2], o[3], o[4], o[5]); // 6to4
+            }
+            !(seg[..4] == [0x100, 0, 0, 0]
+                || seg[..2] == [0x2001, 0]
+                || seg[..3] == [0x64, 0xff9b, 1]
+                || (seg[0] & 0xfe00) == 0xfc00
+                || (seg[0] & 0xffc0) == 0xfe80
+                || (seg[0] & 0xffc0) == 0xfec0
+                || (seg[0] & 0xff00) == 0xff00)
+        }
+    }
+}
+
+fn is_public_v4(v4: std::net::Ipv4Addr) -> bool {
+    let o = v4.octets();
+    !(o[0] == 0
+        || v4.is_loopback()
+        || v4.is_private()
+        || v4.is_link_local()
+        || (o[0] == 100 && (o[1] & 0xC0) == 64)
+        || (o[0] == 192 && o[1] == 0 && o[2] == 0)
+        || (o[0] == 198 && (o[1] & 0xFE) == 18)
+        || o[0] >= 224)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> reqwest::Url {
+        reqwest::Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn check_follows_the_shells_rule() {
+        let p = NetworkPolicy::allow(&["example.org", "127.0.0.1:8080"]).unwrap();
+        for ok in [
+            "http://example.org/x",
+            "https://example.org/",
+            "http://EXAMPLE.org:80/",
+            "http://127.0.0.1:8080/a?b",
+            "https://127.0.0.1:8080/",
+        ] {
+            assert_eq!(p.check(&url(ok)), Ok(()), "{ok}");
+        }
+        for denied in [
+            "http://example.org:8080/",
+            "https://example.org:80/",
+            "http://sub.example.org/",
+            "http://127.0.0.1/",
+            "http://127.0.0.1:8081/",
+            "ftp://example.org/",
+            "file:///etc/passwd",
+            "http://[::1]:8080/",
+        ] {
+            assert!(p.check(&url(denied)).is_err(), "{denied}");
+        }
+        let e = p
+            .check(&url("http://127.0.0.1:9/"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("127.0.0.1:9") && e.contains("example.org, 127.0.0.1:8080"),
+            "{e}"
+        );
+        let off = NetworkPolicy::off()
+            .check(&url("http://example.org/"))
+            .unwrap_err();
+        assert!(off.to_string().contains("allows no host"), "{off}");
+    }
+
+    #[test]
+    fn check_agrees_with_bashkit_allowlist() {
+        // The shell's curl/wget and Python must obey one rule.
+        let entries = ["example.org", "127.0.0.1:8080", "localhost:3000"];
+        let policy = NetworkPolicy::allow(&entries).unwrap();
+        let mut list = bashkit::NetworkAllowlist::new();
+        for h in policy.hosts() {
+            list = list
+                .allow(format!("http://{h}"))
+                .allow(format!("https://{h}"));
+        }
+        let list = list.block_private_ips(!policy.names_private_address());
+        for u in [
+            "http://example.org/",
+            "https://example.org/a",
+            "http://example.org:443/",
+            "https://example.org:80/",
+            "http://example.org:8080/",
+            "http://127.0.0.1:8080/",
+            "https://127.0.0.1:8080/",
+            "http://127.0.0.1/",
+            "http://localhost:3000/x",
+            "http://localhost/",
+            "http://other.org/",
+            "ftp://example.org/",
+        ] {
+            assert_eq!(policy.check(&url(u)).is_ok(), list.is_allowed(u), "{u}");
+        }
+    }
+
+    #[test]
+    fn public_addresses() {
+        for private in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "::",
+            "::ffff:127.0.0.1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::",
+            "fd00::1",
+            "fe80::1",
+            "224.0.0.1",
+        ] {
+            assert!(!is_public(&private.parse().unwrap()), "{private}");
+        }
+        for public in ["93.184.216.34", "2606:2800:220:1::1", "8.8.8.8"] {
+            assert!(is_public(&public.parse().unwrap()), "{public}");
+        }
     }
 }

@@ -14,6 +14,7 @@ mod judge;
 mod limits;
 mod observations;
 mod packages;
+mod pynet;
 mod python;
 mod reference;
 mod setup;
