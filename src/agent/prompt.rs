@@ -12,10 +12,11 @@ use serde::Deserialize;
 
 const SYSTEM: &str = "You are an expert problem solver working inside a sandboxed Linux-like \
 computer. You act only through tools: `execute_bash` runs shell commands (python3 with numpy, \
-scipy, sympy, pandas, matplotlib and scikit-learn is available; there is no network and nothing \
-can be installed), `str_replace_editor` views and edits files, and `submit` ends the task. Work \
-step by step: explore, compute with code rather than by hand when it helps, check your result, \
-then write the final answer to the answer file and call `submit`.";
+scipy, sympy, pandas, matplotlib and scikit-learn is available; `pip install` adds pure-Python \
+packages; the network is off unless the run allows hosts), `str_replace_editor` views and edits \
+files, and `submit` ends the task. Work step by step: explore, compute with code rather than by \
+hand when it helps, check your result, then write the final answer to the answer file and call \
+`submit`.";
 
 const INSTANCE: &str = "Task:\n{problem_statement}\n\nYour working directory is {working_dir}. \
 Input files, if any, are in {input_dir}. Write your final answer to {answer_file} (only the \
