@@ -510,21 +510,8 @@ fn make_writable(path: &Path) -> io::Result<()> {
     set_mode(path, false)
 }
 
-fn walk(dir: &Path, f: &mut dyn FnMut(&Path, bool)) {
-    if let Ok(entries) = fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
-            if is_dir {
-                walk(&p, f);
-            }
-            f(&p, is_dir);
-        }
-    }
-}
-
 fn make_tree_read_only(dir: &Path) {
-    walk(dir, &mut |p, is_dir| {
+    crate::fsutil::walk(dir, &mut |p, is_dir| {
         if !is_dir {
             let _ = set_mode(p, true);
         }
@@ -532,7 +519,7 @@ fn make_tree_read_only(dir: &Path) {
 }
 
 fn make_tree_writable(dir: &Path) {
-    walk(dir, &mut |p, _| {
+    crate::fsutil::walk(dir, &mut |p, _| {
         let _ = set_mode(p, false);
     });
 }

@@ -80,6 +80,21 @@ pub fn drop_torn_tail(path: &Path) -> std::io::Result<()> {
         .set_len(keep as u64)
 }
 
+/// Call `f(path, is_dir)` for everything under `dir`, children before their folder (so a
+/// folder can be changed after its contents); unreadable entries are skipped.
+pub fn walk(dir: &Path, f: &mut dyn FnMut(&Path, bool)) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
+            if is_dir {
+                walk(&p, f);
+            }
+            f(&p, is_dir);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -790,19 +790,6 @@ pub fn ensure_layer(
     Ok(Some(layer))
 }
 
-fn walk(dir: &Path, f: &mut dyn FnMut(&Path, bool)) {
-    if let Ok(entries) = fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false);
-            if is_dir {
-                walk(&p, f);
-            }
-            f(&p, is_dir);
-        }
-    }
-}
-
 fn set_read_only(p: &Path, ro: bool) {
     if let Ok(m) = fs::symlink_metadata(p)
         && !m.file_type().is_symlink()
@@ -820,7 +807,7 @@ pub fn seal(dir: &Path) {
 
 fn make_tree_read_only(dir: &Path) {
     // Files only: the layer's folders stay listable and the cache stays removable.
-    walk(dir, &mut |p, is_dir| {
+    crate::fsutil::walk(dir, &mut |p, is_dir| {
         if !is_dir {
             set_read_only(p, true);
         }
@@ -828,7 +815,7 @@ fn make_tree_read_only(dir: &Path) {
 }
 
 fn make_tree_writable(dir: &Path) {
-    walk(dir, &mut |p, _| set_read_only(p, false));
+    crate::fsutil::walk(dir, &mut |p, _| set_read_only(p, false));
 }
 
 /// Where the requested `--with` list is kept between commands (written by `setup --with`).

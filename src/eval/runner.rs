@@ -852,7 +852,7 @@ fn write_combined(run_dir: &Path, results: &[RowResult], sources: &[&Path]) -> s
 }
 
 /// The row's console text and result block, as the reference's `logs/<id>.txt`.
-fn write_log(settings: &BenchSettings, job: &Job, console: &str, r: &RowResult) {
+fn write_log(settings: &BenchSettings, console: &str, r: &RowResult) {
     let name = if settings.repeat > 1 {
         format!("{}.txt", trajectory_dir(&r.id, r.repeat))
     } else {
@@ -874,7 +874,6 @@ fn write_log(settings: &BenchSettings, job: &Job, console: &str, r: &RowResult) 
     };
     // A log is a convenience: the row is in results.jsonl either way.
     let _ = std::fs::write(settings.run_dir.join("logs").join(name), text);
-    let _ = job;
 }
 
 fn safe(s: &str) -> String {
@@ -938,7 +937,7 @@ async fn run_job(shared: &Shared, job: &Job) -> RowResult {
         }
         Err(e) => result.error = Some(e),
     }
-    write_log(settings, job, &console, &result);
+    write_log(settings, &console, &result);
     result
 }
 
