@@ -19,6 +19,7 @@ pub mod llm;
 pub mod packages;
 pub mod runtime;
 pub mod sandbox;
+pub mod serve;
 pub mod shell;
 pub mod tools;
 pub mod workspace;

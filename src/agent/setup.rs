@@ -13,7 +13,8 @@ use super::{Episode, EpisodeSettings};
 use crate::llm::Client;
 use crate::runtime::{Limits, Runtime, RuntimeError, executor};
 use crate::sandbox::{
-    DEFAULT_DISK_QUOTA, DEFAULT_MAX_FILES, GUEST_WORKSPACE, NetworkPolicy, Sandbox, SandboxError,
+    DEFAULT_DISK_QUOTA, DEFAULT_MAX_FILES, GUEST_WORKSPACE, NetworkPolicy, Sandbox, SandboxBuilder,
+    SandboxError,
 };
 use crate::shell::{Shell, ShellError, ShellSettings};
 use crate::tools::Toolbox;
@@ -65,6 +66,11 @@ impl SandboxSettings {
         runtime: &Arc<Runtime>,
         workspace: Option<Workspace>,
     ) -> Result<Sandbox, SandboxError> {
+        self.builder(runtime, workspace).build()
+    }
+
+    /// A sandbox builder with these settings, for callers that add more (environment, ...).
+    pub fn builder(&self, runtime: &Arc<Runtime>, workspace: Option<Workspace>) -> SandboxBuilder {
         let mut b = Sandbox::builder(runtime.clone())
             .limits(Limits {
                 timeout: self.command_timeout,
@@ -78,7 +84,7 @@ impl SandboxSettings {
         if let Some(ws) = workspace {
             b = b.workspace(ws);
         }
-        b.build()
+        b
     }
 
     /// The shell settings that go with them (the same timeout and output cap).

@@ -5,6 +5,7 @@ mod benchmark;
 mod judge;
 mod perf;
 mod run;
+mod serve;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -128,6 +129,13 @@ enum Command {
     /// Example: llm-in-sandbox judge runs/20260101_120000_physics_Qwen3-8B_sandbox
     ///          --judge-model Qwen3-30B-A3B-Instruct --judge-base-url http://localhost:8000/v1
     Judge(judge::JudgeArgs),
+    /// Serve sandboxes over HTTP for RL trainers, reward workers and agent frameworks:
+    /// SandboxFusion's /run_code and /run_jupyter, a session API (/v1/sandboxes), episodes
+    /// (/v1/episodes), Prometheus /metrics. Loopback by default; a token is required off it.
+    /// The API: docs/serve.md.
+    ///
+    /// Example: llm-in-sandbox serve --bind 127.0.0.1:8080 --max-sandboxes 2000
+    Serve(Box<serve::ServeArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -219,6 +227,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Merge(args) => benchmark::merge(args),
         Command::Plot(args) => benchmark::plot(args),
         Command::Judge(args) => judge::run(args),
+        Command::Serve(args) => serve::run(&cli.global, *args),
     }
 }
 

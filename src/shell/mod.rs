@@ -203,6 +203,27 @@ impl Shell {
     /// [`ShellFault`] when the host failed under the script (a Python instance could not be
     /// had, a panic in our code): the episode should end rather than show this to the model.
     pub async fn exec(&mut self, script: &str) -> Result<CommandResult, ShellFault> {
+        self.exec_streaming(script, None).await
+    }
+
+    /// The shell's current directory (a guest path).
+    pub fn cwd(&self) -> String {
+        self.bash.as_ref().map_or_else(
+            || GUEST_WORKSPACE.to_string(),
+            |b| b.shell_state_view().cwd.to_string_lossy().into_owned(),
+        )
+    }
+
+    /// [`Shell::exec`], also handing each piece of output to `sink` (stdout, stderr) as the
+    /// script produces it (the result still holds all of it).
+    ///
+    /// # Errors
+    /// As [`Shell::exec`].
+    pub async fn exec_streaming(
+        &mut self,
+        script: &str,
+        sink: Option<OutputSink>,
+    ) -> Result<CommandResult, ShellFault> {
         let started = Instant::now();
         let mut bash = self
             .bash
@@ -211,7 +232,7 @@ impl Shell {
         let cap = self.settings.max_output_bytes;
         let script = script.to_string();
         let ran = executor::spawn(async move {
-            let r = run_script(&mut bash, &script, cap).await;
+            let r = run_script(&mut bash, &script, cap, sink).await;
             (bash, r)
         })
         .await;
@@ -266,14 +287,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Output printed before a limit stopped the script (bashkit drops it on error).
 type Partial = (Vec<u8>, Vec<u8>);
 
+/// Receives output as a script produces it: (stdout piece, stderr piece).
+pub type OutputSink = Box<dyn FnMut(&[u8], &[u8]) + Send + Sync>;
+
 async fn run_script(
     bash: &mut Bash,
     script: &str,
     cap: usize,
+    mut extra: Option<OutputSink>,
 ) -> (bashkit::Result<bashkit::ExecResult>, Partial) {
     let partial = Arc::new(Mutex::new((Vec::<u8>::new(), Vec::<u8>::new())));
     let sink = partial.clone();
     let callback: bashkit::OutputCallback = Box::new(move |out, err| {
+        if let Some(f) = extra.as_mut() {
+            f(out.as_bytes(), err.as_bytes());
+        }
         let mut p = lock(&sink);
         let room = cap.saturating_sub(p.0.len());
         p.0.extend_from_slice(&out.as_bytes()[..out.as_bytes().len().min(room)]);

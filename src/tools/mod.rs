@@ -166,6 +166,11 @@ impl Toolbox {
         &self.shell
     }
 
+    /// The shell, to run commands outside the tool contract (the server's session `exec`).
+    pub fn shell_mut(&mut self) -> &mut Shell {
+        &mut self.shell
+    }
+
     /// Run one call; `arguments` is the JSON text the model produced. Whatever is wrong with
     /// the call itself is an observation.
     ///

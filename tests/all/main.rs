@@ -16,6 +16,8 @@ mod observations;
 mod packages;
 mod pynet;
 mod python;
+mod python_client;
 mod reference;
+mod serve;
 mod setup;
 mod shell;

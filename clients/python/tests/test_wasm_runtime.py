@@ -1,0 +1,153 @@
+"""``WasmRuntime`` against the reference ``DockerRuntime``'s behaviour (REFERENCE_FACTS.md):
+string exit codes, the timeout text, combined and split output, copies in and out, close."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+
+from llm_in_sandbox_client import SandboxAPIError, WasmRuntime
+
+pytestmark = pytest.mark.server
+
+TIMEOUT_TEXT = "The command took too long to execute (>{}s)"
+
+
+@pytest.fixture
+def runtime(server):
+    rt = WasmRuntime("python:3.11-slim", base_url=server.url, logger=False)
+    yield rt
+    rt.close()
+
+
+def test_constructor_takes_the_reference_arguments(server):
+    # Positional order as the reference: docker_image, repo_path, command, logger; Docker-only
+    # keywords are accepted; `environment` reaches the commands.
+    rt = WasmRuntime(
+        "ubuntu:22.04", "/testbed", "sleep infinity", logging.getLogger("test"),
+        base_url=server.url, environment={"TASK_ID": "t-7"}, volumes={"/x": {"bind": "/y"}},
+        privileged=False, network_mode="none", mem_limit="1g",
+    )
+    try:
+        assert rt.repo_path == "/testbed" and rt.docker_image == "ubuntu:22.04"
+        assert rt.container_name.startswith("ubuntu-22.04-")
+        assert rt.run("echo $TASK_ID") == ("t-7\n", "0")
+    finally:
+        rt.close()
+
+
+def test_url_and_token_from_the_environment(token_server, monkeypatch):
+    monkeypatch.setenv("LLM_IN_SANDBOX_URL", token_server.url)
+    monkeypatch.setenv("LLM_IN_SANDBOX_TOKEN", token_server.token)
+    with WasmRuntime("img", logger=False) as rt:
+        assert rt.run("echo ok") == ("ok\n", "0")
+    monkeypatch.setenv("LLM_IN_SANDBOX_TOKEN", "wrong")
+    with pytest.raises(SandboxAPIError) as ei:
+        WasmRuntime("img", logger=False)
+    assert ei.value.status == 401
+
+
+def test_setup_env_makes_input_and_output(runtime):
+    names = {e["name"]: e["type"] for e in runtime.sandbox.list_dir("/testbed")}
+    assert names.get("input") == "dir" and names.get("output") == "dir"
+
+
+def test_run_success_gives_string_zero(runtime):
+    out, code = runtime.run("echo hello; echo world")
+    assert (out, code) == ("hello\nworld\n", "0")
+    assert isinstance(code, str)
+
+
+def test_run_failure_gives_error_text_and_combined_output(runtime):
+    out, code = runtime.run("echo out; echo err >&2; exit 3")
+    assert code == "Error: Exit code 3"
+    assert out == "out\nerr\n"
+
+
+def test_demux_run_splits_the_streams(runtime):
+    assert runtime.demux_run("echo out; echo err >&2; exit 3") == ("out\n", "err\n", "Error: Exit code 3")
+    assert runtime.demux_run("echo fine") == ("fine\n", "", "0")
+
+
+def test_timeout_reads_as_the_reference(server):
+    # The session limit (5 s) bounds the wait if the per-call timeout were not honoured.
+    with WasmRuntime(base_url=server.url, logger=False, limits={"timeout_s": 5}) as runtime:
+        t0 = time.monotonic()
+        out, code = runtime.run("echo before; while true; do :; done", timeout=1)
+        took = time.monotonic() - t0
+        assert (out, code) == (TIMEOUT_TEXT.format(1), "-1")
+        assert took < 4, f"run(timeout=1) took {took:.1f} s: the per-call timeout was not honoured"
+        assert runtime.demux_run("while true; do :; done", timeout=1) == (TIMEOUT_TEXT.format(1), "", "-1")
+        # The session is still usable afterwards.
+        assert runtime.run("echo alive") == ("alive\n", "0")
+
+
+def test_colours_and_carriage_returns_are_removed(runtime):
+    out, code = runtime.run(r"printf '\033[1;32mgreen\033[0m\r\n50%%\r100%%\n'")
+    assert (out, code) == ("green\n50%100%\n", "0")
+
+
+def test_each_call_starts_in_the_working_folder(runtime):
+    assert runtime.run("pwd") == ("/testbed\n", "0")
+    runtime.run("cd /tmp")
+    assert runtime.run("pwd") == ("/testbed\n", "0")
+    assert runtime.run("pwd", workdir="/tmp") == ("/tmp\n", "0")
+    assert runtime.run("pwd") == ("/testbed\n", "0")
+
+
+def test_copy_to_and_from_container_round_trip(runtime, tmp_path):
+    src = tmp_path / "report.txt"
+    src.write_bytes(b"line 1\nline 2\n")
+    runtime.copy_to_container(str(src), "/testbed/output/sub/report.txt")
+    assert runtime.run("cat /testbed/output/sub/report.txt") == ("line 1\nline 2\n", "0")
+    runtime.run("echo 42 > /testbed/output/answer.txt")
+
+    local = tmp_path / "files"
+    runtime.copy_from_container("/testbed/output", str(local))
+    assert (local / "answer.txt").read_text() == "42\n"
+    assert (local / "sub" / "report.txt").read_bytes() == b"line 1\nline 2\n"
+    assert not (local / "output").exists()  # the folder's contents, not the folder
+
+
+def test_copy_from_container_single_file(runtime, tmp_path):
+    runtime.run("echo solo > /testbed/output/solo.txt")
+    runtime.copy_from_container("/testbed/output/solo.txt", str(tmp_path / "x"))
+    assert (tmp_path / "x" / "solo.txt").read_text() == "solo\n"
+
+
+def test_copy_from_missing_path_raises(runtime, tmp_path):
+    with pytest.raises(SandboxAPIError):
+        runtime.copy_from_container("/testbed/nope", str(tmp_path / "y"))
+
+
+def test_copy_dir_to_container(runtime, tmp_path):
+    src = tmp_path / "inputs"
+    (src / "nested" / "deeper").mkdir(parents=True)
+    (src / "data.csv").write_text("a,b\n1,2\n")
+    (src / "nested" / "deeper" / "note.md").write_text("# hi\n")
+    runtime.copy_dir_to_container(str(src), "/testbed/input")
+    assert runtime.run("cat /testbed/input/data.csv") == ("a,b\n1,2\n", "0")
+    out, code = runtime.run("cat input/nested/deeper/note.md")
+    assert (out, code) == ("# hi\n", "0")
+    assert runtime.run("test -d /testbed/input/inputs && echo yes || echo no")[0] == "no\n"
+
+
+def test_get_task_instruction_returns_the_text(runtime):
+    assert runtime.get_task_instruction("Solve x + 1 = 2") == "Solve x + 1 = 2"
+
+
+def test_close_deletes_the_session(server):
+    rt = WasmRuntime(base_url=server.url, logger=False)
+    sid = rt.container.id
+    client = server.client()
+    assert client.get(sid).id == sid
+    rt.close()
+    assert rt.container is None
+    with pytest.raises(SandboxAPIError) as ei:
+        client.get(sid)
+    assert ei.value.status == 404
+    rt.close()  # twice is fine
+    out, code = rt.run("echo after close")
+    assert code == "-1" and out.startswith("Error: ")

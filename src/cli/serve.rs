@@ -1,0 +1,179 @@
+//! `llm-in-sandbox serve`: the HTTP server over sandboxes (see docs/serve.md).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use llm_in_sandbox::agent::SandboxSettings;
+use llm_in_sandbox::serve::{ServeConfig, Server};
+use llm_in_sandbox::shell::NetworkPolicy;
+
+use super::{GlobalArgs, on_off};
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Address to listen on. Port 0 picks a free port; the first stdout line says which
+    /// (`listening on http://ADDR`). Off loopback a token is required.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
+    bind: SocketAddr,
+    /// Bearer token every request but /healthz must carry (`Authorization: Bearer T`).
+    #[arg(
+        long,
+        env = "LLM_IN_SANDBOX_TOKEN",
+        conflicts_with = "token_file",
+        hide_env_values = true
+    )]
+    token: Option<String>,
+    /// Read the token from this file (first line).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Live sessions at most (/v1/sandboxes); over it, 429 with Retry-After.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    max_sandboxes: usize,
+    /// Sandbox calls running at once at most (all endpoints); more wait for a slot.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_inflight: usize,
+    /// Calls that may wait for a slot at once; more get 429 with Retry-After.
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    max_queued: usize,
+    /// Seconds a call waits for a slot before it gets 429 with Retry-After.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    queue_wait: f64,
+    /// Largest request body, file or tar in MiB; over it, 413.
+    #[arg(long, default_value_t = 64, value_name = "MB")]
+    max_body_mb: usize,
+    /// Longest time a command may run, seconds (requests can ask for less).
+    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
+    timeout: f64,
+    /// Memory cap of one Python call in MiB (requests can ask for less).
+    #[arg(long, default_value_t = 2048, value_name = "MB")]
+    memory: u64,
+    /// Disk quota of one sandbox (/testbed and /tmp) in MiB (requests can ask for less).
+    #[arg(long, default_value_t = 1024, value_name = "MB")]
+    disk_quota: u64,
+    /// Hosts sandboxes may reach (curl/wget, Python's urllib). Default: no network.
+    #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
+    allow_net: Vec<String>,
+    /// Whether `pip install` in a sandbox may fetch pure-Python packages through the host's pip.
+    #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set, value_name = "on|off")]
+    pip: bool,
+    /// Default and longest idle time of a session, seconds; then it is deleted.
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
+    idle_ttl: f64,
+    /// Default and longest lifetime of a session, seconds.
+    #[arg(long, default_value_t = 86400.0, value_name = "SECONDS")]
+    max_lifetime: f64,
+    /// After SIGTERM/SIGINT: how long calls in flight may finish, seconds.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    grace: f64,
+    /// One line per request on stderr.
+    #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set, value_name = "on|off")]
+    access_log: bool,
+}
+
+fn secs(name: &str, v: f64) -> anyhow::Result<Duration> {
+    if !(v.is_finite() && v > 0.0) {
+        bail!("--{name} must be a positive number of seconds");
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+impl ServeArgs {
+    fn token(&self) -> anyhow::Result<Option<String>> {
+        if let Some(f) = &self.token_file {
+            let text = std::fs::read_to_string(f)
+                .with_context(|| format!("cannot read the token file {}", f.display()))?;
+            let t = text.lines().next().unwrap_or("").trim().to_string();
+            if t.is_empty() {
+                bail!("the token file {} is empty", f.display());
+            }
+            return Ok(Some(t));
+        }
+        Ok(self.token.clone().filter(|t| !t.trim().is_empty()))
+    }
+
+    /// The validated configuration.
+    pub(crate) fn config(&self) -> anyhow::Result<ServeConfig> {
+        let token = self.token()?;
+        if token.is_none() && !self.bind.ip().is_loopback() {
+            bail!(
+                "refusing to serve on {} without a token: anyone who reaches it could run code. \
+                 Pass --token T (or --token-file F, or LLM_IN_SANDBOX_TOKEN), or bind to 127.0.0.1",
+                self.bind
+            );
+        }
+        if self.memory == 0 || self.memory > 4096 {
+            bail!("--memory must be between 1 and 4096 MiB (the wasm32 limit)");
+        }
+        let sandbox = SandboxSettings {
+            command_timeout: secs("timeout", self.timeout)?,
+            memory_bytes: self.memory << 20,
+            disk_quota: self.disk_quota.saturating_mul(1 << 20),
+            network: NetworkPolicy::allow(&self.allow_net)?,
+            pip: self.pip,
+            ..SandboxSettings::default()
+        };
+        Ok(ServeConfig {
+            token,
+            sandbox,
+            max_sandboxes: self.max_sandboxes.max(1),
+            max_inflight: self.max_inflight.max(1),
+            max_queued: self.max_queued,
+            queue_wait: Duration::try_from_secs_f64(self.queue_wait)
+                .context("--queue-wait must be a number of seconds, 0 or more")?,
+            max_body_bytes: self.max_body_mb.max(1) << 20,
+            idle_ttl: secs("idle-ttl", self.idle_ttl)?,
+            max_lifetime: secs("max-lifetime", self.max_lifetime)?,
+            grace: secs("grace", self.grace)?,
+            access_log: self.access_log,
+        })
+    }
+}
+
+/// Resolves on SIGTERM or SIGINT.
+pub(crate) async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {},
+        _ = term => {},
+    }
+    eprintln!("llm-in-sandbox serve: shutting down (finishing calls in flight)");
+}
+
+pub(crate) fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let config = args.config()?;
+    let runtime = global.load_runtime_for(config.max_inflight)?;
+    let rt = super::tokio_runtime()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.bind)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.bind))?;
+        let addr = listener
+            .local_addr()
+            .context("cannot read the bound address")?;
+        let server = Server::new(runtime, config);
+        {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "listening on http://{addr}");
+            let _ = out.flush();
+        }
+        server
+            .serve(listener, shutdown_signal())
+            .await
+            .context("the server failed")?;
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

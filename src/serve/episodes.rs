@@ -1,0 +1,154 @@
+//! `POST /v1/episodes`: our agent loop on one task, against the caller's model endpoint; the
+//! answer, the trajectory and (with a scorer and a ground truth) the reward come back.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::Server;
+use super::error::{ApiError, JsonBody};
+use crate::agent::{EpisodeSettings, EpisodeSpec, trajectory};
+use crate::eval::dataset::Row;
+use crate::eval::score::{Score, Scorer};
+use crate::llm::{Client, LlmConfig};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LlmRequest {
+    base_url: String,
+    model: String,
+    #[serde(default)]
+    api_key: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct EpisodeRequest {
+    problem_statement: String,
+    llm: LlmRequest,
+    #[serde(default)]
+    files: BTreeMap<String, String>,
+    #[serde(default)]
+    max_steps: Option<u32>,
+    #[serde(default)]
+    temperature: Option<f64>,
+    #[serde(default)]
+    max_tokens: Option<u32>,
+    #[serde(default)]
+    ground_truth: Option<String>,
+    #[serde(default)]
+    scorer: Option<String>,
+    #[serde(default)]
+    limits: super::sessions::LimitsRequest,
+}
+
+/// The most model turns an episode may ask for.
+const MAX_STEPS: u32 = 1000;
+
+pub(super) async fn run(
+    State(srv): State<Arc<Server>>,
+    JsonBody(req): JsonBody<EpisodeRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let url = req.llm.base_url.trim();
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(ApiError::bad_request(format!(
+            "llm.base_url must be an http(s) URL such as http://host:8000/v1, not {url:?}"
+        )));
+    }
+    let scorer = match req.scorer.as_deref() {
+        None => None,
+        Some(name) => match Scorer::by_name(name) {
+            Some(Scorer::Judge) | None => {
+                return Err(ApiError::bad_request(format!(
+                    "scorer {name:?} is not one this endpoint runs: use one of exact, numeric, choice, math"
+                )));
+            }
+            Some(s) => Some(s),
+        },
+    };
+    if scorer.is_some() && req.ground_truth.is_none() {
+        return Err(ApiError::bad_request("a scorer needs a ground_truth"));
+    }
+    let mut input_files = Vec::new();
+    for (name, b64) in &req.files {
+        use base64::Engine as _;
+        let rel = super::files::clean(std::path::Path::new(name))
+            .filter(|p| !p.as_os_str().is_empty() && !name.starts_with('/'))
+            .ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "file name {name:?} must be a relative path inside the input folder"
+                ))
+            })?;
+        let data = base64::engine::general_purpose::STANDARD
+            .decode(b64.trim())
+            .map_err(|e| ApiError::bad_request(format!("file {name:?} is not base64: {e}")))?;
+        input_files.push((rel.to_string_lossy().into_owned(), data));
+    }
+    let mut llm = LlmConfig::new(url, req.llm.model.clone());
+    llm.api_key = req.llm.api_key.clone();
+    llm.temperature = req.temperature;
+    let client = Client::new(llm)
+        .map_err(|e| ApiError::bad_request(format!("cannot use that model endpoint: {e}")))?;
+    let record = tempfile::Builder::new()
+        .prefix("llm-in-sandbox-episode-")
+        .tempdir()
+        .map_err(|e| ApiError::internal(format!("cannot make a folder for the trajectory: {e}")))?;
+    let episode = EpisodeSettings {
+        max_steps: req.max_steps.unwrap_or(100).clamp(1, MAX_STEPS),
+        max_tokens: req.max_tokens,
+        ..EpisodeSettings::default()
+    };
+    let spec = EpisodeSpec {
+        sandbox: req.limits.tighten(&srv.config.sandbox)?,
+        episode,
+        workspace: None,
+        input_files,
+        record_dir: record.path().to_path_buf(),
+        header: json!({
+            "problem_statement": req.problem_statement,
+            "model": req.llm.model,
+            "base_url": url,
+        }),
+    };
+    let call = srv.admit().await?;
+    let ep = crate::agent::setup(&srv.runtime, client, spec)
+        .await
+        .map_err(|e| ApiError::internal(format!("cannot set up the episode: {e}")))?;
+    let result = ep.run(&req.problem_statement).await;
+    drop(call);
+    let traj = trajectory::read(record.path()).unwrap_or_else(|e| json!({"error": e.to_string()}));
+    let (reward, score_error) = match (&scorer, &req.ground_truth) {
+        (Some(s), Some(truth)) => {
+            let row = Row {
+                id: "episode".into(),
+                domain: "general".into(),
+                problem_statement: req.problem_statement.clone(),
+                ground_truth: truth.clone(),
+                input_files: BTreeMap::new(),
+                scorer: None,
+                extra: serde_json::Map::new(),
+            };
+            match s.score(result.answer.as_deref(), &row, &srv.runtime).await {
+                Score::Value(v) => (Some(v), None),
+                Score::Error(e) => (None, Some(e)),
+            }
+        }
+        _ => (None, None),
+    };
+    Ok(Json(json!({
+        "stop_reason": result.stop,
+        "answer": result.answer,
+        "steps": result.steps,
+        "usage": result.usage,
+        "llm_seconds": result.llm_seconds,
+        "tool_seconds": result.tool_seconds,
+        "total_seconds": result.total_seconds,
+        "trajectory": traj,
+        "reward": reward,
+        "score_error": score_error,
+    })))
+}

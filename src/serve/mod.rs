@@ -1,0 +1,361 @@
+//! `serve`: our sandboxes behind HTTP for RL trainers, reward workers and agent frameworks.
+//! SandboxFusion's `/run_code` and `/run_jupyter` (fresh sandbox per call), a session API
+//! (`/v1/sandboxes`: persistent shell, files, tar, tool calls, TTL reaping), episodes as a
+//! service (`/v1/episodes`), and operations: bearer token, admission control (429 with
+//! `Retry-After`), `/healthz`, Prometheus `/metrics`, graceful shutdown, an access log.
+//! The API is written down in `docs/serve.md`.
+
+mod api;
+mod episodes;
+pub mod error;
+pub mod files;
+mod fusion;
+pub mod metrics;
+pub mod sessions;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderMap, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+
+use crate::agent::SandboxSettings;
+use crate::runtime::Runtime;
+pub use error::ApiError;
+use metrics::Metrics;
+use sessions::Sessions;
+
+/// How the server runs. Defaults: no token, the default sandbox settings, 1,000 sessions,
+/// 256 calls in flight (4,096 more waiting up to 30 s for a slot), 64 MiB bodies, 10 minutes idle TTL, 24 h lifetime, 30 s grace.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Bearer token every request but `/healthz` must carry; `None`: no auth (loopback only).
+    pub token: Option<String>,
+    /// The most any sandbox may do; requests can only tighten it.
+    pub sandbox: SandboxSettings,
+    /// Live sessions at most; over it, 429.
+    pub max_sandboxes: usize,
+    /// Sandbox calls running at once at most; more wait for a slot (see `queue_wait`).
+    pub max_inflight: usize,
+    /// Calls that may wait for a slot at once; more are refused with 429.
+    pub max_queued: usize,
+    /// How long a call waits for a slot before it is refused with 429.
+    pub queue_wait: Duration,
+    /// Largest request body (and file or tar answered), bytes; over it, 413.
+    pub max_body_bytes: usize,
+    /// Default and longest idle time of a session.
+    pub idle_ttl: Duration,
+    /// Default and longest lifetime of a session.
+    pub max_lifetime: Duration,
+    /// How long calls in flight may finish after a shutdown signal.
+    pub grace: Duration,
+    /// One line per request on stderr.
+    pub access_log: bool,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            token: None,
+            sandbox: SandboxSettings::default(),
+            max_sandboxes: 1000,
+            max_inflight: 256,
+            max_queued: 4096,
+            queue_wait: Duration::from_secs(30),
+            max_body_bytes: 64 << 20,
+            idle_ttl: Duration::from_secs(600),
+            max_lifetime: Duration::from_secs(24 * 3600),
+            grace: Duration::from_secs(30),
+            access_log: true,
+        }
+    }
+}
+
+/// The server's shared state.
+#[derive(Debug)]
+pub struct Server {
+    /// The Python runtime every sandbox runs on.
+    pub runtime: Arc<Runtime>,
+    /// Settings.
+    pub config: ServeConfig,
+    /// Live sessions.
+    pub sessions: Sessions,
+    /// Counters for `/metrics`.
+    pub metrics: Arc<Metrics>,
+    inflight: Arc<tokio::sync::Semaphore>,
+    queued: AtomicUsize,
+    closing: AtomicBool,
+}
+
+/// A sandbox call admitted under `--max-inflight`; counted and timed until dropped.
+#[derive(Debug)]
+pub struct Call {
+    _permit: tokio::sync::OwnedSemaphorePermit,
+    metrics: Arc<Metrics>,
+    started: Instant,
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        self.metrics.inflight.fetch_sub(1, Ordering::Relaxed);
+        self.metrics.observe_call(self.started.elapsed());
+    }
+}
+
+impl Server {
+    /// A server over `runtime`.
+    pub fn new(runtime: Arc<Runtime>, config: ServeConfig) -> Arc<Server> {
+        let metrics = Arc::new(Metrics::default());
+        Arc::new(Server {
+            runtime,
+            sessions: Sessions::new(config.max_sandboxes, metrics.clone()),
+            inflight: Arc::new(tokio::sync::Semaphore::new(config.max_inflight.max(1))),
+            metrics,
+            config,
+            queued: AtomicUsize::new(0),
+            closing: AtomicBool::new(false),
+        })
+    }
+
+    /// Admit one sandbox call: a free slot under `--max-inflight` now, or the first to free up
+    /// within [`ServeConfig::queue_wait`]; past that, or with [`ServeConfig::max_queued`]
+    /// calls already waiting, 429 (503 while shutting down).
+    ///
+    /// # Errors
+    /// [`ApiError`] 429 or 503.
+    pub async fn admit(&self) -> Result<Call, ApiError> {
+        self.check_open()?;
+        let permit = match self.inflight.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                let waiting = self.queued.fetch_add(1, Ordering::Relaxed);
+                let got = if waiting < self.config.max_queued {
+                    tokio::time::timeout(
+                        self.config.queue_wait,
+                        self.inflight.clone().acquire_owned(),
+                    )
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                } else {
+                    None
+                };
+                self.queued.fetch_sub(1, Ordering::Relaxed);
+                got.ok_or_else(|| {
+                    self.metrics.rejected.fetch_add(1, Ordering::Relaxed);
+                    ApiError::too_many(
+                        format!(
+                            "all {} call slots are busy (--max-inflight) and {} calls are waiting \
+                             (--max-queued, --queue-wait); retry shortly",
+                            self.config.max_inflight,
+                            self.queued.load(Ordering::Relaxed)
+                        ),
+                        1,
+                    )
+                })?
+            }
+        };
+        self.metrics.inflight.fetch_add(1, Ordering::Relaxed);
+        Ok(Call {
+            _permit: permit,
+            metrics: self.metrics.clone(),
+            started: Instant::now(),
+        })
+    }
+
+    /// 503 once shutdown began.
+    ///
+    /// # Errors
+    /// [`ApiError::unavailable`].
+    pub fn check_open(&self) -> Result<(), ApiError> {
+        if self.closing.load(Ordering::Relaxed) {
+            return Err(ApiError::unavailable(
+                "the server is shutting down; retry against another replica",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every route, with auth, the body cap and the access log.
+    pub fn router(self: &Arc<Self>) -> Router {
+        let api = Router::new()
+            .route("/metrics", get(metrics_text))
+            .route("/v1/ping", get(fusion::ping))
+            .route("/run_code", post(fusion::run_code))
+            .route("/run_jupyter", post(fusion::run_jupyter))
+            .route("/v1/sandboxes", post(api::create).get(api::list))
+            .route("/v1/sandboxes/delete", post(api::delete_many))
+            .route("/v1/sandboxes/{id}", get(api::info).delete(api::delete))
+            .route("/v1/sandboxes/{id}/exec", post(api::exec))
+            .route("/v1/sandboxes/{id}/python", post(api::python))
+            .route(
+                "/v1/sandboxes/{id}/files",
+                get(api::get_file).put(api::put_file),
+            )
+            .route("/v1/sandboxes/{id}/list", get(api::list_dir))
+            .route(
+                "/v1/sandboxes/{id}/archive",
+                get(api::get_archive).put(api::put_archive),
+            )
+            .route("/v1/sandboxes/{id}/tools", post(api::tool))
+            .route("/v1/episodes", post(episodes::run))
+            .fallback(not_found)
+            .layer(middleware::from_fn_with_state(self.clone(), auth));
+        Router::new()
+            .route("/healthz", get(|| async { "ok" }))
+            .merge(api)
+            .layer(DefaultBodyLimit::max(self.config.max_body_bytes))
+            .layer(middleware::from_fn_with_state(self.clone(), access))
+            .with_state(self.clone())
+    }
+
+    /// Delete expired sessions every second until the server is dropped.
+    pub fn start_reaper(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut t = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                t.tick().await;
+                let Some(srv) = weak.upgrade() else { return };
+                srv.sessions.reap();
+            }
+        });
+    }
+
+    /// Serve on `listener` until `shutdown` resolves; then stop accepting, let calls in flight
+    /// finish for up to [`ServeConfig::grace`], and return.
+    ///
+    /// # Errors
+    /// The listener's I/O error.
+    pub async fn serve(
+        self: &Arc<Self>,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        self.start_reaper();
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        let me = self.clone();
+        tokio::spawn(async move {
+            shutdown.await;
+            me.closing.store(true, Ordering::Relaxed);
+            let _ = tx.send(true);
+        });
+        let mut stop = rx.clone();
+        let app = self
+            .router()
+            .into_make_service_with_connect_info::<SocketAddr>();
+        let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+            let _ = stop.wait_for(|v| *v).await;
+        });
+        let grace = self.config.grace;
+        let mut deadline = rx;
+        tokio::select! {
+            r = server => r,
+            _ = async move {
+                let _ = deadline.wait_for(|v| *v).await;
+                tokio::time::sleep(grace).await;
+            } => Ok(()),
+        }
+    }
+}
+
+/// Constant-time comparison (the time does not depend on where the bytes differ).
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let mut diff = a.len() ^ b.len();
+    for (i, x) in a.iter().enumerate() {
+        let y = b.get(i % b.len().max(1)).copied().unwrap_or(0);
+        diff |= usize::from(x ^ y);
+    }
+    diff == 0
+}
+
+fn authorized(token: &str, headers: &HeaderMap) -> bool {
+    let Some(v) = headers.get(header::AUTHORIZATION) else {
+        return false;
+    };
+    let v = v.as_bytes();
+    let Some(given) = v
+        .strip_prefix(b"Bearer ")
+        .or_else(|| v.strip_prefix(b"bearer "))
+    else {
+        return false;
+    };
+    same(given.trim_ascii(), token.as_bytes())
+}
+
+async fn auth(State(srv): State<Arc<Server>>, req: Request, next: Next) -> Response {
+    if let Some(token) = &srv.config.token
+        && !authorized(token, req.headers())
+    {
+        return ApiError::unauthorized().into_response();
+    }
+    next.run(req).await
+}
+
+async fn access(State(srv): State<Arc<Server>>, req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let peer = req
+        .extensions()
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.to_string())
+        .unwrap_or_default();
+    let resp = next.run(req).await;
+    let status = resp.status().as_u16();
+    srv.metrics.observe_status(status);
+    if srv.config.access_log {
+        eprintln!(
+            "{} {peer} {method} {path} {status} {:.1}ms",
+            chrono::Local::now().format("%Y-%m-%dT%H:%M:%S%.3f"),
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    resp
+}
+
+async fn metrics_text(State(srv): State<Arc<Server>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        srv.metrics.render(),
+    )
+        .into_response()
+}
+
+async fn not_found(req: Request) -> ApiError {
+    ApiError::not_found(format!(
+        "no route {} {}: see docs/serve.md for the API",
+        req.method(),
+        req.uri().path()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_check_is_exact() {
+        let mut h = HeaderMap::new();
+        assert!(!authorized("secret", &h));
+        h.insert(header::AUTHORIZATION, "Bearer secret".parse().unwrap());
+        assert!(authorized("secret", &h));
+        for wrong in [
+            "Bearer secre",
+            "Bearer secrets",
+            "Bearer ",
+            "Basic secret",
+            "secret",
+        ] {
+            h.insert(header::AUTHORIZATION, wrong.parse().unwrap());
+            assert!(!authorized("secret", &h), "{wrong}");
+        }
+    }
+}

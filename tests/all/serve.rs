@@ -1,0 +1,748 @@
+//! `serve` over real sockets and real sandboxes: the session API, SandboxFusion's protocol,
+//! auth, admission, body caps, reaping, path escapes, tar, metrics. Each test starts its own
+//! server on a loopback port; the Python clients' own suite is in `python_client.rs`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use llm_in_sandbox::serve::{ServeConfig, Server};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common;
+
+/// A running server: its base URL; dropping the handle stops it.
+pub(crate) struct Running {
+    pub base: String,
+    pub server: Arc<Server>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+    }
+}
+
+pub(crate) async fn start(config: ServeConfig) -> Running {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = Server::new(common::runtime(), config);
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let s = server.clone();
+    tokio::spawn(async move {
+        let _ = s
+            .serve(listener, async move {
+                let _ = rx.await;
+            })
+            .await;
+    });
+    Running {
+        base: format!("http://{addr}"),
+        server,
+        stop: Some(tx),
+    }
+}
+
+fn quiet() -> ServeConfig {
+    ServeConfig {
+        access_log: false,
+        ..ServeConfig::default()
+    }
+}
+
+fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .unwrap()
+}
+
+async fn post(url: &str, body: Value) -> (StatusCode, Value) {
+    let r = http().post(url).json(&body).send().await.unwrap();
+    let status = r.status();
+    let text = r.text().await.unwrap();
+    let v = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, v)
+}
+
+fn b64(s: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+async fn new_session(base: &str, body: Value) -> String {
+    let (st, v) = post(&format!("{base}/v1/sandboxes"), body).await;
+    assert_eq!(st, StatusCode::CREATED, "{v}");
+    v["id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn session_shell_state_python_files_and_tools() {
+    let srv = start(quiet()).await;
+    let b = &srv.base;
+    let id = new_session(
+        b,
+        json!({"files": {"data/in.txt": b64(b"3 4\n")}, "env": {"GREETING": "hi"}}),
+    )
+    .await;
+    let sb = format!("{b}/v1/sandboxes/{id}");
+    // The shell persists cwd and exported variables between calls.
+    let (st, v) = post(
+        &format!("{sb}/exec"),
+        json!({"command": "cd data && export N=7 && cat in.txt"}),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["stdout"], "3 4\n");
+    assert_eq!(v["exit_code"], 0);
+    assert_eq!(v["cwd"], "/testbed/data");
+    let (_, v) = post(
+        &format!("{sb}/exec"),
+        json!({"command": "echo $N $GREETING; pwd; exit 3"}),
+    )
+    .await;
+    assert_eq!(v["stdout"], "7 hi\n/testbed/data\n", "{v}");
+    assert_eq!(v["exit_code"], 3);
+    // Python sees the same workspace; a traceback is a result, not an HTTP error.
+    let (st, v) = post(
+        &format!("{sb}/python"),
+        json!({"code": "import numpy as np; print(np.array(open('data/in.txt').read().split(), int).sum())"}),
+    )
+    .await;
+    assert_eq!(
+        (st, v["stdout"].as_str()),
+        (StatusCode::OK, Some("7\n")),
+        "{v}"
+    );
+    let (st, v) = post(&format!("{sb}/python"), json!({"code": "1/0"})).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(v["exit_code"], 1);
+    assert!(
+        v["stderr"].as_str().unwrap().contains("ZeroDivisionError"),
+        "{v}"
+    );
+    let (_, v) = post(
+        &format!("{sb}/python"),
+        json!({"code": "while True: pass", "timeout_s": 1}),
+    )
+    .await;
+    assert_eq!(
+        (v["timed_out"].as_bool(), v["exit_code"].as_i64()),
+        (Some(true), Some(-1)),
+        "{v}"
+    );
+    // Files: put, get, list.
+    let c = http();
+    let r = c
+        .put(format!("{sb}/files?path=/testbed/out/a.bin"))
+        .body(vec![0u8, 1, 2, 255])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let got = c
+        .get(format!("{sb}/files?path=out/a.bin"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(&got[..], &[0u8, 1, 2, 255]);
+    let v: Value = c
+        .get(format!("{sb}/list?path=out"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        v["entries"],
+        json!([{"name": "a.bin", "type": "file", "size": 4}])
+    );
+    let r = c
+        .get(format!("{sb}/files?path=nope.txt"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    // Tool calls answer exactly what the model would see.
+    let (_, v) = post(
+        &format!("{sb}/tools"),
+        json!({"name": "execute_bash", "arguments": {"command": "echo tool"}}),
+    )
+    .await;
+    let out = v["output"].as_str().unwrap();
+    assert!(
+        out.starts_with("Exit code: 0\nExecution output of \\[execute_bash]:\n"),
+        "{out}"
+    );
+    assert!(out.contains("tool\n"), "{out}");
+    let (_, v) = post(
+        &format!("{sb}/tools"),
+        json!({"name": "str_replace_editor", "arguments": "{\"command\": \"create\", \"path\": \"/testbed/e.txt\", \"file_text\": \"x\\n\"}"}),
+    )
+    .await;
+    assert!(
+        v["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("Execution output of \\[str_replace_editor]:"),
+        "{v}"
+    );
+    assert_eq!(
+        c.get(format!("{sb}/files?path=e.txt"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "x\n"
+    );
+    let (_, v) = post(
+        &format!("{sb}/tools"),
+        json!({"name": "submit", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(
+        (v["output"].as_str(), v["done"].as_bool()),
+        (Some("<<< Finished >>>"), Some(true))
+    );
+    // Delete, then it is gone.
+    let r = c.delete(&sb).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let (st, v) = post(&format!("{sb}/exec"), json!({"command": "true"})).await;
+    assert_eq!(st, StatusCode::NOT_FOUND, "{v}");
+    assert_eq!(v["error"]["code"], "not_found");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn get_or_create_by_key_list_and_bulk_delete() {
+    let srv = start(quiet()).await;
+    let b = &srv.base;
+    let (st, a) = post(&format!("{b}/v1/sandboxes"), json!({"key": "episode-1"})).await;
+    assert_eq!(st, StatusCode::CREATED);
+    let (st, again) = post(&format!("{b}/v1/sandboxes"), json!({"key": "episode-1"})).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(
+        (a["id"].clone(), again["created"].clone()),
+        (again["id"].clone(), json!(false))
+    );
+    new_session(b, json!({"key": "episode-2"})).await;
+    new_session(b, json!({})).await;
+    let v: Value = http()
+        .get(format!("{b}/v1/sandboxes"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["sandboxes"].as_array().unwrap().len(), 3);
+    let (_, v) = post(
+        &format!("{b}/v1/sandboxes/delete"),
+        json!({"keys": ["episode-1", "episode-2", "missing"]}),
+    )
+    .await;
+    assert_eq!(v["deleted"], 2);
+    let (_, v) = post(&format!("{b}/v1/sandboxes/delete"), json!({"all": true})).await;
+    assert_eq!(v["deleted"], 1);
+    assert!(srv.server.sessions.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn paths_that_leave_the_sandbox_are_refused() {
+    let srv = start(quiet()).await;
+    let id = new_session(&srv.base, json!({})).await;
+    let sb = format!("{}/v1/sandboxes/{id}", srv.base);
+    let c = http();
+    // A symlink made inside the sandbox that points out of it.
+    let (_, v) = post(
+        &format!("{sb}/exec"),
+        json!({"command": "ln -s /etc/passwd link; ls"}),
+    )
+    .await;
+    let _ = v;
+    for p in [
+        "../../etc/passwd",
+        "/etc/passwd",
+        "/testbed/../../etc/passwd",
+        "%2E%2E/x",
+        "/proc/self/environ",
+    ] {
+        let r = c.get(format!("{sb}/files?path={p}")).send().await.unwrap();
+        assert!(r.status().is_client_error(), "{p}: {}", r.status());
+        let r = c
+            .put(format!("{sb}/files?path={p}"))
+            .body("x")
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_client_error(), "{p}: {}", r.status());
+    }
+    let r = c.get(format!("{sb}/files?path=link")).send().await.unwrap();
+    let st = r.status();
+    let body = r.text().await.unwrap();
+    assert!(
+        !body.contains("root:"),
+        "read through a symlink out: {body}"
+    );
+    assert!(st.is_client_error() || st.is_server_error(), "{st}");
+    // A tar whose entries climb out or link out is refused; nothing lands outside.
+    for evil in [
+        tar_with_name("../escape.txt"),
+        tar_with_link("l", "/etc/passwd"),
+        tar_with_link("l", "../../x"),
+    ] {
+        let r = c
+            .put(format!("{sb}/archive?path=up"))
+            .body(evil)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    }
+    // Files in the request body of create are checked the same way.
+    let (st, _) = post(
+        &format!("{}/v1/sandboxes", srv.base),
+        json!({"files": {"/etc/x": b64(b"x")}}),
+    )
+    .await;
+    assert_eq!(st, StatusCode::BAD_REQUEST);
+}
+
+fn tar_with_name(name: &str) -> Vec<u8> {
+    // The tar crate refuses `..` when writing, so write the header's name bytes directly.
+    let mut h = tar::Header::new_old();
+    h.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+    h.set_size(1);
+    h.set_mode(0o644);
+    h.set_entry_type(tar::EntryType::Regular);
+    h.set_cksum();
+    let mut b = tar::Builder::new(Vec::new());
+    b.append(&h, &b"x"[..]).unwrap();
+    b.into_inner().unwrap()
+}
+
+fn tar_with_link(name: &str, target: &str) -> Vec<u8> {
+    let mut h = tar::Header::new_gnu();
+    h.set_entry_type(tar::EntryType::Symlink);
+    h.set_size(0);
+    let mut b = tar::Builder::new(Vec::new());
+    b.append_link(&mut h, name, target).unwrap();
+    b.into_inner().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn folder_tar_round_trip() {
+    let srv = start(quiet()).await;
+    let id = new_session(&srv.base, json!({})).await;
+    let sb = format!("{}/v1/sandboxes/{id}", srv.base);
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, data) in [
+        ("a.txt", &b"alpha"[..]),
+        ("sub/deep/b.txt", b"beta"),
+        ("sub/c.bin", &[0u8, 7]),
+    ] {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        b.append_data(&mut h, name, data).unwrap();
+    }
+    let c = http();
+    let r = c
+        .put(format!("{sb}/archive?path=proj"))
+        .body(b.into_inner().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        (v["files"].as_u64(), v["bytes"].as_u64()),
+        (Some(3), Some(11))
+    );
+    let (_, v) = post(
+        &format!("{sb}/exec"),
+        json!({"command": "cat proj/sub/deep/b.txt; ln -s deep/b.txt proj/sub/ln"}),
+    )
+    .await;
+    assert_eq!(v["stdout"], "beta");
+    let bytes = c
+        .get(format!("{sb}/archive?path=proj"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let mut names = Vec::new();
+    for e in tar::Archive::new(&bytes[..]).entries().unwrap() {
+        let mut e = e.unwrap();
+        let name = e.path().unwrap().to_string_lossy().into_owned();
+        let mut s = Vec::new();
+        std::io::Read::read_to_end(&mut e, &mut s).unwrap();
+        names.push((name, e.header().entry_type().is_symlink(), s));
+    }
+    names.sort();
+    let want: Vec<(String, bool, Vec<u8>)> = vec![
+        ("a.txt".into(), false, b"alpha".to_vec()),
+        ("sub".into(), false, vec![]),
+        ("sub/c.bin".into(), false, vec![0, 7]),
+        ("sub/deep".into(), false, vec![]),
+        ("sub/deep/b.txt".into(), false, b"beta".to_vec()),
+        ("sub/ln".into(), true, vec![]),
+    ];
+    assert_eq!(names, want);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn token_body_cap_and_admission() {
+    let srv = start(ServeConfig {
+        token: Some("s3cret".into()),
+        max_sandboxes: 2,
+        max_body_bytes: 1 << 20,
+        ..quiet()
+    })
+    .await;
+    let b = &srv.base;
+    let c = http();
+    assert_eq!(
+        c.get(format!("{b}/healthz")).send().await.unwrap().status(),
+        StatusCode::OK
+    );
+    for auth in [
+        None,
+        Some("Bearer wrong"),
+        Some("Bearer s3cre"),
+        Some("s3cret"),
+    ] {
+        let mut r = c.post(format!("{b}/v1/sandboxes")).json(&json!({}));
+        if let Some(a) = auth {
+            r = r.header("authorization", a);
+        }
+        let r = r.send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{auth:?}");
+        let v: Value = r.json().await.unwrap();
+        assert_eq!(v["error"]["code"], "unauthorized");
+    }
+    let authed = |r: reqwest::RequestBuilder| r.bearer_auth("s3cret");
+    let r = authed(c.post(format!("{b}/run_code")))
+        .json(&json!({"code": "print(1)"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    // Two sessions fit, the third is refused with Retry-After.
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let r = authed(c.post(format!("{b}/v1/sandboxes")))
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+        ids.push(
+            r.json::<Value>().await.unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let r = authed(c.post(format!("{b}/v1/sandboxes")))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(r.headers()["retry-after"], "1");
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        (
+            v["error"]["code"].as_str(),
+            v["error"]["retryable"].as_bool()
+        ),
+        (Some("too_many_requests"), Some(true))
+    );
+    // Over the body cap: 413 with our error body.
+    let big = vec![b'x'; (1 << 20) + 10];
+    let r = authed(c.put(format!("{b}/v1/sandboxes/{}/files?path=big", ids[0])))
+        .body(big)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "payload_too_large");
+    // Metrics count what happened.
+    let m = authed(c.get(format!("{b}/metrics")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(m.contains("llm_in_sandbox_sessions 2\n"), "{m}");
+    assert!(m.contains("llm_in_sandbox_rejected_total 1\n"), "{m}");
+    assert!(m.contains("llm_in_sandbox_call_seconds_count"), "{m}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn idle_sessions_are_reaped() {
+    let srv = start(quiet()).await;
+    let id = new_session(&srv.base, json!({"idle_ttl_s": 1})).await;
+    let kept = new_session(&srv.base, json!({})).await;
+    tokio::time::sleep(Duration::from_millis(2600)).await;
+    let c = http();
+    let r = c
+        .get(format!("{}/v1/sandboxes/{id}", srv.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let r = c
+        .get(format!("{}/v1/sandboxes/{kept}", srv.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let m = c
+        .get(format!("{}/metrics", srv.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(m.contains("llm_in_sandbox_reaped_total 1\n"), "{m}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_code_as_sandbox_fusion_answers() {
+    let srv = start(quiet()).await;
+    let url = format!("{}/run_code", srv.base);
+    let (st, v) = post(&url, json!({"code": "import sys; print(sys.stdin.read().upper())", "language": "python", "stdin": "abc"})).await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(v["status"], "Success", "{v}");
+    assert_eq!(v["run_result"]["stdout"], "ABC\n");
+    assert_eq!(v["run_result"]["return_code"], 0);
+    assert_eq!(v["run_result"]["status"], "Finished");
+    assert_eq!(v["compile_result"], Value::Null);
+    let (_, v) = post(&url, json!({"code": "raise SystemExit(3)"})).await;
+    assert_eq!(
+        (
+            v["status"].as_str(),
+            v["run_result"]["return_code"].as_i64()
+        ),
+        (Some("Failed"), Some(3)),
+        "{v}"
+    );
+    let (_, v) = post(&url, json!({"code": "while True: pass", "run_timeout": 1})).await;
+    assert_eq!(v["status"], "Failed");
+    assert_eq!(v["run_result"]["status"], "TimeLimitExceeded");
+    assert_eq!(v["run_result"]["return_code"], Value::Null);
+    let (_, v) = post(
+        &url,
+        json!({"code": "open('out.txt','w').write(open('in/data.txt').read()*2)", "files": {"in/data.txt": b64(b"ab")}, "fetch_files": ["out.txt", "missing.txt"]}),
+    )
+    .await;
+    assert_eq!(v["status"], "Success", "{v}");
+    assert_eq!(v["files"], json!({"out.txt": b64(b"abab")}));
+    let (_, v) = post(
+        &url,
+        json!({"code": "x = bytearray(300 * 2**20); print(len(x))", "memory_limit_MB": 64}),
+    )
+    .await;
+    assert_eq!(v["status"], "Failed", "{v}");
+    assert!(
+        v["run_result"]["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("MemoryError"),
+        "{v}"
+    );
+    let (_, v) = post(&url, json!({"code": "read x; echo \"got $x\"; ls", "language": "bash", "stdin": "42\n", "files": {"f.txt": b64(b"")}})).await;
+    assert_eq!(v["status"], "Success", "{v}");
+    assert_eq!(v["run_result"]["stdout"], "got 42\nf.txt\n");
+    let (st, v) = post(&url, json!({"code": "int main(){}", "language": "cpp"})).await;
+    assert_eq!(
+        (st, v["status"].as_str()),
+        (StatusCode::OK, Some("SandboxError"))
+    );
+    assert!(v["message"].as_str().unwrap().contains("cpp"), "{v}");
+    let v: Value = http()
+        .get(format!("{}/v1/ping", srv.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v, json!("pong"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_jupyter_keeps_state_and_goes_on_after_an_error() {
+    let srv = start(quiet()).await;
+    let (st, v) = post(
+        &format!("{}/run_jupyter", srv.base),
+        json!({"cells": ["x = 20\nprint('set')", "1/0", "x + 22", "import sys; print('e', file=sys.stderr)"]}),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK);
+    assert_eq!(v["status"], "Success", "{v}");
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4);
+    assert_eq!(cells[0]["stdout"], "set\n");
+    assert_eq!(cells[1]["error"][0]["ename"], "ZeroDivisionError");
+    assert_eq!(cells[2]["display"][0]["text/plain"], "42");
+    assert_eq!(cells[3]["stderr"], "e\n");
+    let (_, v) = post(
+        &format!("{}/run_jupyter", srv.base),
+        json!({"cells": ["print(1)", "while True: pass", "print(3)"], "total_timeout": 1}),
+    )
+    .await;
+    assert_eq!(v["status"], "Failed", "{v}");
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells[0]["stdout"], "1\n");
+    assert!(v["message"].as_str().unwrap().contains("cell 2"), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn streamed_exec_sends_output_then_exit() {
+    let srv = start(quiet()).await;
+    let id = new_session(&srv.base, json!({})).await;
+    let r = http()
+        .post(format!("{}/v1/sandboxes/{id}/exec", srv.base))
+        .json(&json!({"command": "echo one; echo two >&2; exit 4", "stream": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["content-type"], "application/x-ndjson");
+    let text = r.text().await.unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let out: String = lines
+        .iter()
+        .filter(|l| l["type"] == "stdout")
+        .map(|l| l["data"].as_str().unwrap())
+        .collect();
+    let err: String = lines
+        .iter()
+        .filter(|l| l["type"] == "stderr")
+        .map(|l| l["data"].as_str().unwrap())
+        .collect();
+    assert_eq!((out.as_str(), err.as_str()), ("one\n", "two\n"), "{text}");
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (last["type"].as_str(), last["exit_code"].as_i64()),
+        (Some("exit"), Some(4)),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn http2_prior_knowledge_works() {
+    let srv = start(quiet()).await;
+    // curl speaks HTTP/2 without TLS (h2c) when told to; our reqwest build has no HTTP/2.
+    let out = tokio::process::Command::new("curl")
+        .args([
+            "-sS",
+            "--http2-prior-knowledge",
+            "-w",
+            "\n%{http_version}",
+            "-H",
+            "content-type: application/json",
+        ])
+        .args(["-d", r#"{"code": "print(6*7)"}"#])
+        .arg(format!("{}/run_code", srv.base))
+        .output()
+        .await
+        .expect("curl is needed for this test");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (body, version) = text.rsplit_once('\n').unwrap_or_default();
+    assert_eq!(
+        version,
+        "2",
+        "{text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(v["run_result"]["stdout"], "42\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_requests_get_json_errors_not_panics() {
+    let srv = start(quiet()).await;
+    let c = http();
+    let b = &srv.base;
+    for (path, body) in [
+        ("/v1/sandboxes", "not json"),
+        ("/v1/sandboxes", "{\"limits\": {\"timeout_s\": -1}}"),
+        ("/v1/sandboxes", "{\"unknown_field\": 1}"),
+        ("/v1/sandboxes", "{\"env\": {\"A B\": \"x\"}}"),
+        ("/v1/sandboxes", "{\"files\": {\"a\": \"%%%\"}}"),
+        ("/run_code", "{\"language\": \"python\"}"),
+        (
+            "/v1/episodes",
+            "{\"problem_statement\": \"x\", \"llm\": {\"base_url\": \"file:///etc\", \"model\": \"m\"}}",
+        ),
+    ] {
+        let r = c
+            .post(format!("{b}{path}"))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            r.status().is_client_error(),
+            "{path} {body}: {}",
+            r.status()
+        );
+        let v: Value = r.json().await.unwrap();
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{v}"
+        );
+    }
+    let r = c.get(format!("{b}/nope")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn limits_from_a_request_only_tighten() {
+    let srv = start(ServeConfig {
+        sandbox: llm_in_sandbox::agent::SandboxSettings {
+            command_timeout: Duration::from_secs(5),
+            ..Default::default()
+        },
+        ..quiet()
+    })
+    .await;
+    let (_, v) = post(
+        &format!("{}/v1/sandboxes", srv.base),
+        json!({"limits": {"timeout_s": 999, "memory_mb": 100000}, "idle_ttl_s": 1e9}),
+    )
+    .await;
+    assert_eq!(v["limits"]["timeout_s"], 5.0, "{v}");
+    assert_eq!(v["limits"]["memory_mb"], 2048, "{v}");
+    assert_eq!(v["idle_ttl_s"], 600.0, "{v}");
+    let (_, v) = post(
+        &format!("{}/run_code", srv.base),
+        json!({"code": "while True: pass", "run_timeout": 999}),
+    )
+    .await;
+    let t = v["run_result"]["execution_time"].as_f64().unwrap();
+    assert!(t < 60.0, "ran {t} s past the server's 5 s limit");
+    assert_eq!(v["run_result"]["status"], "TimeLimitExceeded");
+}
