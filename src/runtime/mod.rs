@@ -554,6 +554,17 @@ impl Runtime {
         Ok(stock)
     }
 
+    /// Bytes of linear memory every call starts with (the snapshot's memory, preloaded
+    /// modules included); a memory cap below it cannot start an instance.
+    pub fn base_memory_bytes(&self) -> u64 {
+        self.pre
+            .module()
+            .exports()
+            .find_map(|e| e.ty().memory().map(|m| m.minimum()))
+            .unwrap_or(0)
+            .saturating_mul(65536)
+    }
+
     /// The modules already imported in the snapshot every call starts from; empty for the
     /// stock snapshot (asked for, or used because the preloaded one could not be made).
     pub fn preloaded(&self) -> &[String] {

@@ -203,13 +203,15 @@ fn ndjson(rx: tokio::sync::mpsc::Receiver<Value>) -> Response {
         .into_response()
 }
 
-/// Send heartbeats on `tx` every 5 s until it closes.
-fn heartbeats(tx: tokio::sync::mpsc::Sender<Value>) {
+/// Send heartbeats every 5 s while the command's senders live (the stream ends with them).
+fn heartbeats(tx: &tokio::sync::mpsc::Sender<Value>) {
+    let weak = tx.downgrade();
     tokio::spawn(async move {
         let mut t = tokio::time::interval(Duration::from_secs(5));
         t.tick().await;
         loop {
             t.tick().await;
+            let Some(tx) = weak.upgrade() else { return };
             if tx.send(json!({"type": "heartbeat"})).await.is_err() {
                 return;
             }
@@ -236,7 +238,7 @@ pub(super) async fn exec(
         return Ok(Json(v).into_response());
     }
     let (tx, rx) = tokio::sync::mpsc::channel::<Value>(256);
-    heartbeats(tx.clone());
+    heartbeats(&tx);
     tokio::spawn(async move {
         let _call = call;
         let mut tools = session.tools.lock().await;

@@ -82,7 +82,13 @@ fn settings(srv: &Server, timeout: f64, memory_mb: Option<i64>) -> SandboxSettin
     };
     s.command_timeout = s.command_timeout.min(Duration::from_secs_f64(t));
     if let Some(mb) = memory_mb.filter(|m| *m > 0) {
-        s.memory_bytes = s.memory_bytes.min((mb as u64).saturating_mul(1 << 20));
+        // What the code may allocate on top of the interpreter with its preloaded modules
+        // (a process's baseline in SandboxFusion is a bare python3 of a few MiB).
+        let cap = srv
+            .runtime
+            .base_memory_bytes()
+            .saturating_add((mb as u64).saturating_mul(1 << 20));
+        s.memory_bytes = s.memory_bytes.min(cap);
     }
     s
 }

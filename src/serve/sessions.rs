@@ -17,6 +17,9 @@ use crate::sandbox::Sandbox;
 use crate::shell::Shell;
 use crate::tools::Toolbox;
 
+/// The smallest memory cap a session may ask for: the preloaded snapshot alone is ~140 MiB.
+const MIN_MEMORY: u64 = 256 << 20;
+
 /// Limits a request may ask for; each is clamped to the server's.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -49,7 +52,9 @@ impl LimitsRequest {
             s.command_timeout = s.command_timeout.min(Duration::from_secs_f64(t.min(1e6)));
         }
         if let Some(m) = self.memory_mb {
-            s.memory_bytes = s.memory_bytes.min(m.saturating_mul(1 << 20).max(64 << 20));
+            s.memory_bytes = s
+                .memory_bytes
+                .min(m.saturating_mul(1 << 20).max(MIN_MEMORY));
         }
         if let Some(o) = self.output_bytes {
             s.output_bytes = s.output_bytes.min(o.max(1024));

@@ -52,6 +52,16 @@ def require_binary() -> Path:
     return b
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """Linux: the server gets SIGTERM if pytest dies without running its finalizers."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
 def server_env() -> dict:
     """The environment for a server we start: ours, minus ``LLM_IN_SANDBOX_TOKEN`` (which
     ``serve`` would take as its token); the fixtures pass ``--token`` when they want one."""
@@ -81,6 +91,7 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=self.stderr_file,
             env=server_env(),
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             text=True,
             bufsize=1,
         )

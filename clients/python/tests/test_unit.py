@@ -95,7 +95,7 @@ def scripted():
     _Scripted.script = []
     _Scripted.seen = []
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
-    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     t.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}", _Scripted
     httpd.shutdown()

@@ -475,11 +475,17 @@ class Sandbox:
         )
 
         def events() -> Iterator[Dict[str, Any]]:
+            # The `exit` (or `error`) event is the last one: stop there and close the
+            # connection rather than wait for the server to end the body.
             with resp:
                 for line in resp:
                     line = line.strip()
-                    if line:
-                        yield json.loads(line)
+                    if not line:
+                        continue
+                    event = json.loads(line)
+                    yield event
+                    if event.get("type") in ("exit", "error"):
+                        return
 
         return events()
 
