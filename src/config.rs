@@ -2,7 +2,8 @@
 //! `prompt_config`, ...) and its search order: `--settings`/`--config`,
 //! `$LLM_IN_SANDBOX_CONFIG`, `./llm-in-sandbox.yaml`, `./llm_in_sandbox.yaml`,
 //! `~/.llm-in-sandbox/config.yaml`, `~/.llm-in-sandbox.yaml`. Also the reading of
-//! `--extra_body`, which the reference takes as a Python literal.
+//! `--extra_body`, which the reference takes as a Python literal. Besides the reference's keys,
+//! `with:` names extra pure-Python packages (the same as `--with`).
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +32,27 @@ pub struct FileConfig {
     pub max_tokens: Option<u32>,
     /// Extra request fields.
     pub extra_body: Option<Value>,
+    /// Extra pure-Python packages for the read-only site layer, as `--with` takes them:
+    /// `math-verify,pint==0.24` or a YAML list of requirement strings; `none` for none.
+    /// `--with` and `$LLM_IN_SANDBOX_WITH` win over it; it wins over what `setup --with`
+    /// recorded.
+    #[serde(default, deserialize_with = "comma_list")]
+    pub with: Option<String>,
+}
+
+/// `with:` as one comma-separated string, from a string or a list of strings.
+fn comma_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum List {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<List>::deserialize(d)? {
+        None => None,
+        Some(List::One(s)) => Some(s),
+        Some(List::Many(v)) => Some(v.join(",")),
+    })
 }
 
 /// Keys [`FileConfig`] reads; others are reported by [`load`] as unused.
@@ -45,6 +67,7 @@ const KNOWN_KEYS: &[&str] = &[
     "max_tokens",
     "max_tokens_per_call",
     "extra_body",
+    "with",
 ];
 
 /// A settings file that was found and read.
@@ -404,5 +427,25 @@ mod tests {
         assert!(parse_extra_body("{'a': }").is_err());
         assert!(parse_extra_body("{'a': os.system('x')}").is_err());
         assert!(parse_extra_body("{'a': 'unterminated}").is_err());
+    }
+
+    #[test]
+    fn with_takes_a_comma_string_or_a_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = dir.path().join("one.yaml");
+        std::fs::write(&one, "llm_name: m\nwith: math-verify,pint==0.24\n").unwrap();
+        let l = load(Some(&one)).unwrap().unwrap();
+        assert_eq!(l.config.with.as_deref(), Some("math-verify,pint==0.24"));
+        assert!(l.unused_keys.is_empty(), "{:?}", l.unused_keys);
+        let many = dir.path().join("many.yaml");
+        std::fs::write(&many, "with:\n  - math-verify\n  - pint==0.24\n").unwrap();
+        let l = load(Some(&many)).unwrap().unwrap();
+        assert_eq!(l.config.with.as_deref(), Some("math-verify,pint==0.24"));
+        let none = dir.path().join("none.yaml");
+        std::fs::write(&none, "llm_name: m\n").unwrap();
+        assert_eq!(load(Some(&none)).unwrap().unwrap().config.with, None);
+        let bad = dir.path().join("bad.yaml");
+        std::fs::write(&bad, "with: {a: 1}\n").unwrap();
+        assert!(load(Some(&bad)).is_err());
     }
 }

@@ -329,7 +329,7 @@ impl PipSettings {
 }
 
 /// One resolved wheel.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Locked {
     /// The distribution name (from the wheel's file name).
     pub name: String,

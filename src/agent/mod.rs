@@ -164,6 +164,9 @@ pub struct EpisodeResult {
     pub total_seconds: f64,
     /// Why `events.jsonl` / `trajectory.json` may be incomplete (a write failed), if so.
     pub record_error: Option<String>,
+    /// What `pip install` put into the episode's sandbox (name, version, wheel SHA-256), in
+    /// install order; also the `installed` list of `trajectory.json`.
+    pub installed: Vec<crate::packages::Locked>,
 }
 
 /// A line of live progress for a terminal (`on_progress` callback).
@@ -437,7 +440,13 @@ impl Episode {
             tool_seconds: st.tool_time.as_secs_f64(),
             total_seconds: started.elapsed().as_secs_f64(),
             record_error: None,
+            installed: self.tools.shell().sandbox().installed(),
         };
+        let installed: Vec<Value> = result
+            .installed
+            .iter()
+            .map(|p| json!({"name": p.name, "version": p.version, "sha256": p.sha256}))
+            .collect();
         let summary = json!({
             "status": "finished",
             "stop": result.stop,
@@ -447,6 +456,7 @@ impl Episode {
             "llm_seconds": result.llm_seconds,
             "tool_seconds": result.tool_seconds,
             "total_seconds": result.total_seconds,
+            "installed": installed,
         });
         if let Err(e) = self.recorder.finish(summary).await {
             let why = format!("the trajectory is incomplete: {e}");

@@ -22,7 +22,7 @@ use crate::workspace::Workspace;
 
 /// What an episode's sandbox may do. Defaults: 120 s per command (the reference system's
 /// `timeout 120`), 2 GiB of memory per Python call, 8 MiB kept per output stream, a 1 GiB /
-/// 100,000-file disk quota, no network.
+/// 100,000-file disk quota, no network, `pip install` on.
 #[derive(Debug, Clone)]
 pub struct SandboxSettings {
     /// Wall-clock limit of one tool command (a bash call, and each Python run inside it).
@@ -35,10 +35,9 @@ pub struct SandboxSettings {
     pub disk_quota: u64,
     /// Files `/testbed` and `/tmp` may hold together.
     pub max_files: u64,
-    /// Hosts the sandbox may reach.
+    /// Hosts the sandbox may reach, and whether `pip install` may fetch pure-Python packages
+    /// through the host's pip ([`NetworkPolicy::with_pip`]).
     pub network: NetworkPolicy,
-    /// Whether `pip install` may fetch pure-Python packages through the host's pip.
-    pub pip: bool,
 }
 
 impl Default for SandboxSettings {
@@ -51,7 +50,6 @@ impl Default for SandboxSettings {
             disk_quota: DEFAULT_DISK_QUOTA,
             max_files: DEFAULT_MAX_FILES,
             network: NetworkPolicy::off(),
-            pip: true,
         }
     }
 }
@@ -79,8 +77,7 @@ impl SandboxSettings {
             })
             .disk_quota(self.disk_quota)
             .max_files(self.max_files)
-            .network(self.network.clone())
-            .pip(self.pip);
+            .network(self.network.clone());
         if let Some(ws) = workspace {
             b = b.workspace(ws);
         }

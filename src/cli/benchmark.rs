@@ -232,6 +232,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         sandbox,
         max_response_len,
         extra_config,
+        with,
     } = args.model.resolve()?;
     if task.prompts.is_none()
         && let Some(p) = prompt_config
@@ -292,7 +293,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
             every: std::time::Duration::from_secs_f64(out.progress_every),
         },
     };
-    let runtime = global.load_runtime_for(args.num_workers)?;
+    let runtime = global.load_runtime_using(args.num_workers, with.as_deref())?;
     match progress {
         ProgressOutput::Off => {}
         ProgressOutput::Json => eprintln!(

@@ -194,15 +194,34 @@ impl GlobalArgs {
         self.load_runtime_for(0)
     }
 
-    /// Like `load_runtime`, with room for at least `concurrent` live instances.
+    /// Like `load_runtime`, with room for at least `concurrent` live instances. The package
+    /// list's `with:` key is read from the config file found by the search order (a broken
+    /// file is a warning here; the commands that read it for the model say more).
     fn load_runtime_for(&self, concurrent: usize) -> anyhow::Result<Arc<Runtime>> {
+        let from_config = match llm_in_sandbox::config::load(None) {
+            Ok(found) => found.and_then(|l| l.config.with),
+            Err(e) => {
+                eprintln!("llm-in-sandbox: warning: {e}");
+                None
+            }
+        };
+        self.load_runtime_using(concurrent, from_config.as_deref())
+    }
+
+    /// Like `load_runtime_for`, with the config file's `with:` value as read by the caller.
+    /// `--with` / `$LLM_IN_SANDBOX_WITH` win over it; it wins over what `setup --with` recorded.
+    fn load_runtime_using(
+        &self,
+        concurrent: usize,
+        config_with: Option<&str>,
+    ) -> anyhow::Result<Arc<Runtime>> {
         let setup = self.setup_options();
         let mut config = RuntimeConfig::new(setup.cache_root.clone());
         if let Some(spec) = &self.preload {
             config.preload = llm_in_sandbox::runtime::parse_preload(spec);
         }
-        if let Some(spec) = &self.with {
-            config.with = spec.clone();
+        if let Some(spec) = self.with.as_deref().or(config_with) {
+            config.with = spec.to_string();
         }
         // Room for every concurrent call plus a few being torn down; more calls wait.
         config.max_instances = config
@@ -381,14 +400,13 @@ fn exec_sandbox(global: &GlobalArgs, args: &ExecArgs, limits: &Limits) -> anyhow
         Some(dir) => Workspace::open(dir)?,
         None => Workspace::temporary()?,
     };
-    let network = NetworkPolicy::allow(&args.allow_net)?;
+    let network = NetworkPolicy::allow(&args.allow_net)?.with_pip(args.pip);
     let runtime = global.load_runtime()?;
     Ok(Sandbox::builder(runtime)
         .workspace(workspace)
         .limits(limits.clone())
         .disk_quota(args.disk_quota.saturating_mul(1 << 20))
         .network(network)
-        .pip(args.pip)
         .build()?)
 }
 

@@ -134,6 +134,8 @@ pub struct Resolved {
     pub max_response_len: u32,
     /// The reference-only settings as given, for `results.json`'s `config`.
     pub extra_config: Map<String, Value>,
+    /// The config file's `with:` (extra pure-Python packages), if any.
+    pub with: Option<String>,
 }
 
 /// The reference's default endpoint, used when nothing names one.
@@ -170,6 +172,7 @@ impl ModelArgs {
             max_token_limit,
             max_tokens,
             extra_body,
+            with,
         } = loaded.map(|l| l.config).unwrap_or_default();
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
         let Some(model) = self
@@ -253,12 +256,12 @@ impl ModelArgs {
             sandbox: SandboxSettings {
                 command_timeout: Duration::from_secs_f64(self.command_timeout.max(0.1)),
                 disk_quota: self.disk_quota.saturating_mul(1 << 20),
-                network: NetworkPolicy::allow(&self.allow_net)?,
-                pip: self.pip,
+                network: NetworkPolicy::allow(&self.allow_net)?.with_pip(self.pip),
                 ..SandboxSettings::default()
             },
             max_response_len: self.max_response_len.unwrap_or(65_536),
             extra_config,
+            with,
         })
     }
 }
@@ -322,6 +325,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
         episode,
         prompt_config,
         sandbox,
+        with,
         ..
     } = args.model.resolve()?;
     // `run`'s folders, as the reference's `run`: input in /testbed/input, everything the model
@@ -349,7 +353,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
             settings.prompts.input_dir
         );
     }
-    let runtime = global.load_runtime()?;
+    let runtime = global.load_runtime_using(0, with.as_deref())?;
     let client = Client::new(llm.clone())?;
     let rt = tokio_runtime()?;
     let query = args.query.clone();

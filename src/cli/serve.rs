@@ -113,8 +113,7 @@ impl ServeArgs {
             command_timeout: secs("timeout", self.timeout)?,
             memory_bytes: self.memory << 20,
             disk_quota: self.disk_quota.saturating_mul(1 << 20),
-            network: NetworkPolicy::allow(&self.allow_net)?,
-            pip: self.pip,
+            network: NetworkPolicy::allow(&self.allow_net)?.with_pip(self.pip),
             ..SandboxSettings::default()
         };
         Ok(ServeConfig {

@@ -155,6 +155,9 @@ pub struct TaskSpec {
     pub llm_prompt_py: Option<String>,
     /// The task folder, when there is one.
     pub dir: Option<PathBuf>,
+    /// The task folder's `requirements.txt` (validated: names and version specifiers only):
+    /// pure-Python packages installed into each episode's sandbox before the episode.
+    pub requirements: Vec<crate::packages::Requirement>,
     /// Things worth telling the user that did not stop loading (unused config keys, ...).
     pub warnings: Vec<String>,
 }
@@ -307,6 +310,7 @@ impl TaskSpec {
             llm_prompt: None,
             llm_prompt_py: None,
             dir: None,
+            requirements: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -317,7 +321,8 @@ impl TaskSpec {
     /// or `dataset: OWNER/NAME` + `config` + `split` from the Hugging Face Hub cache), prompts
     /// (inline `system_prompt` / `instance_prompt` with `working_dir` / `input_dir` /
     /// `output_dir`, or a `prompt_config` file), `scorer`, `llm_prompt`; plus `reward.py`
-    /// (which then scores) and `vanilla_llm_prompt.py`. Keys we do not use become warnings.
+    /// (which then scores), `vanilla_llm_prompt.py` and `requirements.txt` (validated here,
+    /// installed into each episode's sandbox). Keys we do not use become warnings.
     ///
     /// # Errors
     /// [`TaskError`] naming the file at fault.
@@ -423,6 +428,18 @@ impl TaskSpec {
                 dir.display()
             ));
         }
+        let req_path = dir.join("requirements.txt");
+        let requirements = if req_path.is_file() {
+            crate::packages::read_requirements(&req_path).map_err(|e| TaskError::Invalid {
+                path: req_path.clone(),
+                detail: format!(
+                    "{e} (a task's requirements.txt may hold only NAME[==VERSION] lines: its \
+                     pure-Python packages are installed into each episode's sandbox)"
+                ),
+            })?
+        } else {
+            Vec::new()
+        };
         let vanilla = dir.join("vanilla_llm_prompt.py");
         let name = text("name")?.unwrap_or_else(|| {
             dir.file_name()
@@ -439,6 +456,7 @@ impl TaskSpec {
                 .transpose()?,
             llm_prompt_py: vanilla.is_file().then(|| read(&vanilla)).transpose()?,
             dir: Some(dir.to_path_buf()),
+            requirements,
             warnings,
         })
     }

@@ -432,6 +432,15 @@ pub enum RunError {
     /// The task's `reward.py` cannot run at all (a missing package): checked before any row.
     #[error("{0}")]
     Reward(String),
+    /// The task's `requirements.txt` cannot be installed (pip off, no pure-Python wheel, the
+    /// index unreachable): checked before any row.
+    #[error("task {task}: its requirements.txt cannot be installed: {detail}")]
+    Requirements {
+        /// The task's name.
+        task: String,
+        /// Why.
+        detail: String,
+    },
     /// `--resume` into a folder made by a different run.
     #[error(
         "cannot resume {dir}: it was made by a different run ({differences}); start a new run \
@@ -568,6 +577,9 @@ pub async fn run(
         super::score::check_reward(script, &runtime)
             .await
             .map_err(RunError::Reward)?;
+    }
+    if !task.requirements.is_empty() && settings.mode == Mode::Sandbox {
+        prepare_requirements(&runtime, task, &settings).await?;
     }
     // One HTTP client (one connection pool) for every episode of the run.
     let client = Client::new(settings.llm.clone())?;
@@ -941,6 +953,34 @@ async fn run_job(shared: &Shared, job: &Job) -> RowResult {
     result
 }
 
+/// Resolve the task's `requirements.txt` once before any row (through the cache every sandbox
+/// shares), so a package that cannot be installed stops the run here and each episode's
+/// install is answered from the cache.
+async fn prepare_requirements(
+    runtime: &Arc<Runtime>,
+    task: &TaskSpec,
+    settings: &BenchSettings,
+) -> Result<(), RunError> {
+    let refuse = |detail: String| RunError::Requirements {
+        task: task.name.clone(),
+        detail,
+    };
+    if !settings.sandbox.network.pip() {
+        return Err(refuse(
+            "pip is off (--pip off); run with --pip on, or put the packages into the site layer \
+             with `llm-in-sandbox setup --with ...`"
+                .into(),
+        ));
+    }
+    let (rt, reqs) = (runtime.clone(), task.requirements.clone());
+    crate::runtime::executor::blocking(move || {
+        crate::packages::resolve(rt.cache_root(), &reqs, rt.pip_settings()).map(drop)
+    })
+    .await
+    .map_err(|e| refuse(e.to_string()))?
+    .map_err(|e| refuse(e.to_string()))
+}
+
 async fn sandbox_episode(
     shared: &Shared,
     client: Client,
@@ -968,6 +1008,16 @@ async fn sandbox_episode(
     let episode = setup(&shared.runtime, client, spec)
         .await
         .map_err(|e| e.to_string())?;
+    if !shared.task.requirements.is_empty() {
+        // The task's own packages, before the model's first step (recorded as installs).
+        let t = Instant::now();
+        let installed = episode
+            .sandbox()
+            .pip_install(shared.task.requirements.clone(), Duration::MAX)
+            .await;
+        result.sandbox_seconds += t.elapsed().as_secs_f64();
+        installed.map_err(|e| format!("cannot install the task's requirements.txt: {e}"))?;
+    }
     if let Ok(mut c) = console.lock() {
         c.push_str(&format!(
             "Problem ID: {}\nSystem prompt:\n{}\n\nUser prompt:\n{}\n\n",

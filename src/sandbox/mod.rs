@@ -31,10 +31,11 @@ pub enum SandboxError {
     /// `pip install` failed or was refused.
     #[error(transparent)]
     Packages(#[from] crate::packages::PackageError),
-    /// `pip install` is off for this sandbox.
+    /// `pip install` is off for this sandbox ([`NetworkPolicy::pip`] is false).
     #[error(
-        "pip install is off for this sandbox (started with --pip off): no package can be \
-         installed; the built-in packages (`pip list`) are available"
+        "pip install is off for this sandbox (its network policy does not let pip reach the \
+         package index: --pip off): no package can be installed; the built-in packages \
+         (`pip list`) are available"
     )]
     PipOff,
 }
@@ -58,7 +59,6 @@ pub struct SandboxBuilder {
     disk_quota: u64,
     max_files: u64,
     network: NetworkPolicy,
-    pip: bool,
     pip_settings: Option<crate::packages::PipSettings>,
     http: HttpSettings,
 }
@@ -68,13 +68,6 @@ impl SandboxBuilder {
     /// runtime's ([`Runtime::pip_settings`]). The operator's setting, never the guest's.
     pub fn pip_settings(mut self, settings: crate::packages::PipSettings) -> Self {
         self.pip_settings = Some(settings);
-        self
-    }
-
-    /// Whether `pip install` in the sandbox may fetch pure-Python packages through the host's
-    /// pip. Default: on. (A plain switch until the network policy object carries it.)
-    pub fn pip(mut self, on: bool) -> Self {
-        self.pip = on;
         self
     }
 
@@ -103,8 +96,9 @@ impl SandboxBuilder {
         self
     }
 
-    /// Which hosts the sandbox may reach: the shell's `curl`/`wget` and Python's `urllib` and
-    /// `http.client` alike. Default: [`NetworkPolicy::off`].
+    /// Which hosts the sandbox may reach (the shell's `curl`/`wget` and Python's `urllib` and
+    /// `http.client` alike) and whether `pip install` may fetch packages
+    /// ([`NetworkPolicy::with_pip`]). Default: [`NetworkPolicy::off`] (no host, pip on).
     pub fn network(mut self, policy: NetworkPolicy) -> Self {
         self.network = policy;
         self
@@ -154,7 +148,6 @@ impl SandboxBuilder {
             quota,
             door: http::door(&self.network, &self.http),
             network: self.network,
-            pip: self.pip,
             pip_settings: self.pip_settings,
             installed: std::sync::Mutex::new(Vec::new()),
         })
@@ -172,7 +165,6 @@ pub struct Sandbox {
     cwd: String,
     quota: Arc<Quota>,
     network: NetworkPolicy,
-    pip: bool,
     pip_settings: Option<crate::packages::PipSettings>,
     installed: std::sync::Mutex<Vec<crate::packages::Locked>>,
     /// Python's way to the network (through the host door), under `network`.
@@ -190,7 +182,6 @@ impl Sandbox {
             disk_quota: DEFAULT_DISK_QUOTA,
             max_files: DEFAULT_MAX_FILES,
             network: NetworkPolicy::off(),
-            pip: true,
             pip_settings: None,
             http: HttpSettings::default(),
         }
@@ -214,11 +205,6 @@ impl Sandbox {
     /// The network policy every tool in this sandbox obeys.
     pub fn network(&self) -> &NetworkPolicy {
         &self.network
-    }
-
-    /// Whether `pip install` may fetch packages.
-    pub fn pip_enabled(&self) -> bool {
-        self.pip
     }
 
     /// What `pip install` put into this sandbox so far (its own site directory).
@@ -245,7 +231,7 @@ impl Sandbox {
         timeout: std::time::Duration,
     ) -> Result<Vec<crate::packages::Locked>, SandboxError> {
         use crate::packages;
-        if !self.pip {
+        if !self.network.pip() {
             return Err(SandboxError::PipOff);
         }
         if reqs.is_empty() {

@@ -1,24 +1,55 @@
-//! The sandbox's network policy: which hosts anything in it may reach. One object per sandbox,
-//! read by every tool that can make a request (today the shell's `curl`/`wget`).
+//! The sandbox's network policy: which hosts anything in it may reach, and whether `pip install`
+//! may reach the package index. One object per sandbox, read by every tool that can make a
+//! request: the shell's `curl`/`wget`, Python's `urllib`/`http.client` (through the host door)
+//! and `pip install` (through the host's pip).
 
 /// An allow-list entry that is not a plain host or host:port.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid network allow-list entry {0:?}: give a host name or host:port, e.g. example.org")]
 pub struct BadHost(pub String);
 
-/// Which hosts the sandbox may reach. Off (empty) by default.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Which hosts the sandbox may reach, and whether `pip install` may fetch packages from the
+/// package index. Default ([`NetworkPolicy::off`]): no host, pip on (the index is the
+/// operator's, reached by the host's pip, never by the guest: see
+/// [`crate::packages::PipSettings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NetworkPolicy {
     hosts: Vec<String>,
+    pip: bool,
+}
+
+impl Default for NetworkPolicy {
+    fn default() -> Self {
+        Self {
+            hosts: Vec::new(),
+            pip: true,
+        }
+    }
 }
 
 impl NetworkPolicy {
-    /// No network at all (the default).
+    /// No host at all (the default); `pip install` stays on unless
+    /// [`NetworkPolicy::with_pip`] turns it off.
     pub fn off() -> Self {
         Self::default()
     }
 
-    /// Allow `http(s)://HOST[:PORT]/...` for each entry, e.g. `example.org` or `127.0.0.1:8080`.
+    /// The same policy with `pip install` allowed (`true`, the default) or refused (`false`)
+    /// to fetch pure-Python packages from the package index through the host's pip. `--pip
+    /// on|off` on the command line.
+    #[must_use]
+    pub fn with_pip(mut self, on: bool) -> Self {
+        self.pip = on;
+        self
+    }
+
+    /// Whether `pip install` may fetch packages from the package index.
+    pub fn pip(&self) -> bool {
+        self.pip
+    }
+
+    /// Allow `http(s)://HOST[:PORT]/...` for each entry, e.g. `example.org` or `127.0.0.1:8080`
+    /// (pip on; see [`NetworkPolicy::with_pip`]).
     ///
     /// # Errors
     /// [`BadHost`] for an entry that is not a plain host or host:port.
@@ -35,7 +66,10 @@ impl NetworkPolicy {
             }
             out.push(h.to_lowercase());
         }
-        Ok(Self { hosts: out })
+        Ok(Self {
+            hosts: out,
+            pip: true,
+        })
     }
 
     /// The allowed entries (`host` or `host:port`, lower case).
@@ -43,7 +77,8 @@ impl NetworkPolicy {
         &self.hosts
     }
 
-    /// Whether nothing is allowed.
+    /// Whether no host is allowed (pip's reach to the package index is separate:
+    /// [`NetworkPolicy::pip`]).
     pub fn is_off(&self) -> bool {
         self.hosts.is_empty()
     }

@@ -147,6 +147,7 @@ pub(super) async fn run(
         "llm_seconds": result.llm_seconds,
         "tool_seconds": result.tool_seconds,
         "total_seconds": result.total_seconds,
+        "installed": result.installed,
         "trajectory": traj,
         "reward": reward,
         "score_error": score_error,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use llm_in_sandbox::packages::{self, PackageError, PipSettings};
 use llm_in_sandbox::runtime::{Runtime, RuntimeConfig};
-use llm_in_sandbox::sandbox::Sandbox;
+use llm_in_sandbox::sandbox::{NetworkPolicy, Sandbox};
 use llm_in_sandbox::shell::{CommandResult, Shell, ShellSettings};
 
 use crate::common::{ok, py, runtime, setup_options, show};
@@ -436,6 +436,67 @@ async fn pip_install_in_an_episode_is_importable_next_call_and_downloads_once() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_episodes_installs_are_recorded_in_its_trajectory() {
+    use llm_in_sandbox::agent::trajectory::Recorder;
+    use llm_in_sandbox::agent::{Episode, EpisodeSettings, StopReason};
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+    use llm_in_sandbox::llm::{Client, LlmConfig};
+    use llm_in_sandbox::tools::Toolbox;
+
+    let wheel = Wheel::pure("listraj", "2.5", "X = 7\n");
+    let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(wheel.bytes()));
+    let index = Index::start(&[wheel]);
+    let server = FakeServer::scripted(
+        vec![
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "pip install listraj==2.5 numpy && python3 -c 'import listraj; print(listraj.X)' > /testbed/answer.txt"}"#,
+            )]),
+            Reply::calls(&[("submit", "{}")]),
+        ],
+        None,
+    )
+    .unwrap();
+    let mut llm = LlmConfig::new(&server.url, "fake-model");
+    llm.retry_base = Duration::from_millis(10);
+    let sb = Sandbox::builder(runtime())
+        .pip_settings(index.settings())
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let recorder =
+        Recorder::start(dir.path(), serde_json::json!({"problem_statement": "task"})).unwrap();
+    let result = Episode::new(
+        Client::new(llm).unwrap(),
+        Toolbox::new(shell_over(sb)),
+        EpisodeSettings::default(),
+        recorder,
+    )
+    .run("Install listraj and print X.")
+    .await;
+    assert_eq!(result.stop, StopReason::Submitted, "{result:?}");
+    assert_eq!(result.answer.as_deref(), Some("7\n"), "{result:?}");
+    let names: Vec<(&str, &str)> = result
+        .installed
+        .iter()
+        .map(|p| (p.name.as_str(), p.version.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [("listraj", "2.5")],
+        "built-in numpy is not an install"
+    );
+    let t: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("trajectory.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        t["installed"],
+        serde_json::json!([{"name": "listraj", "version": "2.5", "sha256": sha}]),
+        "{t}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn guest_chosen_indexes_urls_files_and_flags_are_refused() {
     let index = Index::start(&[Wheel::pure("lisguest", "1.0", "X = 1\n")]);
     let sb = Sandbox::builder(runtime())
@@ -504,7 +565,7 @@ async fn pip_off_refuses_installs_cleanly() {
     let index = Index::start(&[Wheel::pure("lisoff", "1.0", "X = 1\n")]);
     let sb = Sandbox::builder(runtime())
         .pip_settings(index.settings())
-        .pip(false)
+        .network(NetworkPolicy::off().with_pip(false))
         .build()
         .unwrap();
     let mut shell = shell_over(sb);
@@ -512,8 +573,9 @@ async fn pip_off_refuses_installs_cleanly() {
     assert_eq!(r.exit_code, 1, "{r:?}");
     assert_eq!(
         r.stderr,
-        "ERROR: pip install is off for this sandbox (started with --pip off): no package can be \
-         installed; the built-in packages (`pip list`) are available\n"
+        "ERROR: pip install is off for this sandbox (its network policy does not let pip reach \
+         the package index: --pip off): no package can be installed; the built-in packages \
+         (`pip list`) are available\n"
     );
     let r = bash(&mut shell, "pip install numpy sympy").await;
     assert_eq!(
@@ -605,3 +667,88 @@ def compute_score(agent_answer, ground_truth, **kwargs):
     )
     return float(score)
 "#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_folders_requirements_are_installed_into_each_episode() {
+    use llm_in_sandbox::agent::EpisodeSettings;
+    use llm_in_sandbox::eval::runner::{self, BenchSettings};
+    use llm_in_sandbox::eval::{TaskSpec, parse_jsonl};
+    use llm_in_sandbox::llm::LlmConfig;
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+
+    let wheel = Wheel::pure("lisreq", "1.0", "ANSWER = 42\n");
+    let index = Index::start(&[wheel]);
+    let rt = runtime_with("", index.settings()).expect("runtime");
+    let task_dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(task_dir.path().join(name), text).unwrap();
+    write("config.yaml", "data: data.jsonl\nscorer: exact\n");
+    write(
+        "data.jsonl",
+        "{\"id\": \"a\", \"problem_statement\": \"p\", \"ground_truth\": \"42\"}\n\
+         {\"id\": \"b\", \"problem_statement\": \"q\", \"ground_truth\": \"42\"}\n",
+    );
+    write("requirements.txt", "# the task's packages\nlisreq==1.0\n");
+    let task = TaskSpec::from_dir(task_dir.path()).await.expect("task");
+    assert_eq!(task.requirements.len(), 1);
+    let server = FakeServer::start(Box::new(|req: &serde_json::Value| {
+        let msgs = req["messages"].as_array().cloned().unwrap_or_default();
+        if msgs.iter().any(|m| m["role"] == "tool") {
+            Reply::calls(&[("submit", "{}")])
+        } else {
+            // No `pip install` by the model: the task's requirements are already there.
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "python3 -c 'import lisreq; print(lisreq.ANSWER)' > /testbed/answer.txt"}"#,
+            )])
+        }
+    }))
+    .unwrap();
+    let settings = |dir: &Path| {
+        let mut llm = LlmConfig::new(&server.url, "fake");
+        llm.retry_base = Duration::from_millis(10);
+        BenchSettings {
+            workers: 2,
+            episode: EpisodeSettings {
+                max_steps: 4,
+                ..EpisodeSettings::default()
+            },
+            ..BenchSettings::new(llm, dir.to_path_buf())
+        }
+    };
+    let (rows, errors) = parse_jsonl(&task.data);
+    assert!(errors.is_empty());
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = runner::run(rt.clone(), &task, rows.clone(), settings(out_dir.path()))
+        .await
+        .expect("run");
+    let s = &out.summary;
+    assert_eq!(s["overall"]["errors"], 0, "{s}");
+    assert_eq!(s["overall"]["mean_score"], 1.0, "{s}");
+    let t: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out_dir.path().join("trajectories/a_0/trajectory.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(t["installed"][0]["name"], "lisreq", "{t}");
+
+    // pip off: refused before any row, saying why.
+    let off_dir = tempfile::tempdir().unwrap();
+    let mut off = settings(off_dir.path());
+    off.sandbox.network = NetworkPolicy::off().with_pip(false);
+    let err = runner::run(rt.clone(), &task, rows, off)
+        .await
+        .expect_err("pip off must refuse the task");
+    assert!(
+        err.to_string().contains("requirements.txt") && err.to_string().contains("pip is off"),
+        "{err}"
+    );
+
+    // An option or a URL in requirements.txt: the task is refused when it is loaded.
+    write(
+        "requirements.txt",
+        "--index-url http://evil.example/simple\nlisreq\n",
+    );
+    let err = TaskSpec::from_dir(task_dir.path())
+        .await
+        .expect_err("an option must be refused");
+    assert!(err.to_string().contains("requirements.txt"), "{err}");
+}

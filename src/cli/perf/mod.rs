@@ -32,6 +32,8 @@ mod episodes {
 
 use episodes::{episode_overhead, latency_throughput, throughput};
 
+mod packages;
+
 use std::io::Read;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
@@ -82,6 +84,11 @@ pub struct PerfArgs {
     /// Only the --model-latency rows (skip the start-up and per-command measurements).
     #[arg(long, requires = "model_latency")]
     latency_only: bool,
+    /// Only the package and Python-network rows (`packages.rs`): `import math_verify` from the
+    /// site layer vs preloaded, first vs cached `pip install` in an episode (loopback index),
+    /// a Python HTTP GET through the host door vs from a native `python3` (loopback server).
+    #[arg(long)]
+    packages: bool,
     /// The native Python used as the baseline.
     #[arg(long, default_value = NATIVE_PYTHON, value_name = "PROGRAM")]
     native_python: String,
@@ -165,6 +172,9 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         .max(if args.episodes { 512 } else { 0 });
     let runtime = global.load_runtime_for(concurrent)?;
     let rt = tokio_runtime()?;
+    if args.packages {
+        return packages::run(global, &runtime, &rt, n, &args.native_python);
+    }
     if args.latency_only
         && let Some(latency) = args.model_latency
     {
