@@ -237,6 +237,41 @@ async fn session_memory(
     Ok((delta, live))
 }
 
+/// Where one `/run_code` `print(1)` goes without HTTP: medians over `n` calls of making the
+/// fresh sandbox (two temp dirs, quota), running `python3 -c 'print(1)'` in it (an instance
+/// from the pool, reset when it is returned) and dropping it (removing both dirs).
+fn breakdown(
+    runtime: &Arc<Runtime>,
+    rt: &tokio::runtime::Runtime,
+    n: usize,
+) -> anyhow::Result<[Duration; 3]> {
+    let settings = llm_in_sandbox::agent::SandboxSettings::default();
+    let args = ["-c".to_string(), "print(1)".to_string()];
+    let (mut make, mut run, mut drop_) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..=n {
+        let t0 = Instant::now();
+        let sb = settings.sandbox(runtime, None)?;
+        let t1 = Instant::now();
+        let r = rt.block_on(sb.python(&args, b""))?;
+        let t2 = Instant::now();
+        drop(sb);
+        let t3 = Instant::now();
+        if r.exit_code != 0 {
+            bail!("print(1) failed: {}", r.stderr_text());
+        }
+        if i > 0 {
+            make.push(t1 - t0);
+            run.push(t2 - t1);
+            drop_.push(t3 - t2);
+        }
+    }
+    Ok([
+        super::median(make),
+        super::median(run),
+        super::median(drop_),
+    ])
+}
+
 /// Run the serving benchmark and print its tables.
 pub fn serve(
     runtime: &Arc<Runtime>,
@@ -259,6 +294,7 @@ pub fn serve(
              `apt-get install python3-numpy`) or pass --native-python"
         );
     }
+    let parts = breakdown(runtime, rt, 200)?;
     rt.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let config = ServeConfig {
@@ -342,6 +378,23 @@ pub fn serve(
                 b.count,
                 o.rate / b.rate.max(1e-9),
                 o.p50.as_secs_f64() / b.p50.as_secs_f64().max(1e-9),
+            );
+        }
+        let first = rows
+            .iter()
+            .find(|(n, label, ..)| *n == 1 && label.contains("print"));
+        if let Some((_, _, o, _)) = first {
+            let [make, run, gone] = parts;
+            println!(
+                "\nWhere one `/run_code` `print(1)` goes (medians, 1 client): fresh sandbox (two temp \
+                 dirs + quota) {}, `python3 -c 'print(1)'` in it (pooled instance, reset on \
+                 return) {}, dropping it (removing the dirs) {}; the rest of the {} p50 is HTTP, \
+                 JSON and the hops between threads ({}).",
+                ms(make),
+                ms(run),
+                ms(gone),
+                ms(o.p50),
+                ms(o.p50.saturating_sub(make + run + gone)),
             );
         }
         let per = |bytes: u64| bytes as f64 / live.max(1) as f64 / 1024.0;
