@@ -364,8 +364,16 @@ pub fn serve(
         );
         println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (n, label, o, b) in &rows {
+            let (rate_ratio, p50_ratio) = if b.count == 0 || o.count == 0 {
+                ("n/a (none finished in the window)".to_string(), "n/a".to_string())
+            } else {
+                (
+                    format!("{:.1}x", o.rate / b.rate),
+                    format!("{:.3}x", o.p50.as_secs_f64() / b.p50.as_secs_f64()),
+                )
+            };
             println!(
-                "| {n} | {label} | {:.1} | {} | {} | {}/{} | {:.1} | {} | {} | {}/{} | {:.1}x | {:.3}x |",
+                "| {n} | {label} | {:.1} | {} | {} | {}/{} | {:.1} | {} | {} | {}/{} | {rate_ratio} | {p50_ratio} |",
                 o.rate,
                 ms(o.p50),
                 ms(o.p99),
@@ -376,8 +384,6 @@ pub fn serve(
                 ms(b.p99),
                 b.errors,
                 b.count,
-                o.rate / b.rate.max(1e-9),
-                o.p50.as_secs_f64() / b.p50.as_secs_f64().max(1e-9),
             );
         }
         let first = rows
@@ -389,7 +395,7 @@ pub fn serve(
                 "\nWhere one `/run_code` `print(1)` goes (medians, 1 client): fresh sandbox (two temp \
                  dirs + quota) {}, `python3 -c 'print(1)'` in it (pooled instance, reset on \
                  return) {}, dropping it (removing the dirs) {}; the rest of the {} p50 is HTTP, \
-                 JSON and the hops between threads ({}).",
+                 JSON and the hops between threads ({}; dropping overlaps the next call in the server).",
                 ms(make),
                 ms(run),
                 ms(gone),
