@@ -108,6 +108,14 @@ async fn fresh(
             .map_err(|e| format!("file {p:?} is not base64: {e}"))?;
         decoded.push((path, data));
     }
+    if decoded.is_empty() {
+        // Nothing to write: two small directories, made here rather than after a hop to the
+        // blocking threads and back.
+        return settings
+            .sandbox(&srv.runtime, None)
+            .map(Arc::new)
+            .map_err(|e| format!("cannot make a sandbox: {e}"));
+    }
     let runtime = srv.runtime.clone();
     let settings = settings.clone();
     super::api::blocking(move || {
@@ -125,6 +133,9 @@ async fn fresh(
 
 /// `fetch_files`: the ones that exist as files, base64; the others are left out, as there.
 async fn fetch(sb: &Arc<Sandbox>, paths: &[String], limit: usize) -> Value {
+    if paths.is_empty() {
+        return json!({});
+    }
     let sb = sb.clone();
     let paths = paths.to_vec();
     let got = super::api::blocking(move || {
@@ -215,6 +226,9 @@ pub(super) async fn run_code(
     };
     let ok = rr["status"] == "Finished" && rr["return_code"] == 0;
     let files = fetch(&sb, &req.fetch_files, srv.config.max_body_bytes).await;
+    // Removing its two directories is file system work off the answer's path; nothing can
+    // reach the sandbox any more (the next call gets new ones).
+    tokio::task::spawn_blocking(move || drop(sb));
     Ok(Json(json!({
         "status": if ok { "Success" } else { "Failed" },
         "message": "",

@@ -55,6 +55,7 @@ fn quiet() -> ServeConfig {
 }
 
 fn http() -> reqwest::Client {
+    // reqwest is built without a default TLS provider; building a client needs one set.
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .timeout(Duration::from_secs(120))

@@ -30,6 +30,8 @@ mod episodes {
     }
 }
 
+mod serve;
+
 use episodes::{episode_overhead, latency_throughput, throughput};
 
 mod packages;
@@ -89,6 +91,22 @@ pub struct PerfArgs {
     /// a Python HTTP GET through the host door vs from a native `python3` (loopback server).
     #[arg(long)]
     packages: bool,
+    /// Only the serving benchmark: `/run_code` of our `serve` against a process-per-call
+    /// baseline (temp dir + native Python subprocess per request), both in this process, at
+    /// each --serve-clients count; and the memory of live idle sessions.
+    #[arg(long)]
+    serve: bool,
+    /// Seconds measured per --serve row (after a 1 s warm-up).
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    serve_seconds: f64,
+    /// Concurrent clients for --serve.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,64,512",
+        value_name = "N,..."
+    )]
+    serve_clients: Vec<usize>,
     /// The native Python used as the baseline.
     #[arg(long, default_value = NATIVE_PYTHON, value_name = "PROGRAM")]
     native_python: String,
@@ -170,10 +188,25 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         .density
         .unwrap_or(0)
         .max(if args.episodes { 512 } else { 0 });
+    let concurrent = if args.serve {
+        args.serve_clients.iter().copied().max().unwrap_or(1)
+    } else {
+        concurrent
+    };
     let runtime = global.load_runtime_for(concurrent)?;
     let rt = tokio_runtime()?;
     if args.packages {
         return packages::run(global, &runtime, &rt, n, &args.native_python);
+    }
+    if args.serve {
+        serve::serve(
+            &runtime,
+            &rt,
+            args.serve_seconds,
+            &args.serve_clients,
+            &args.native_python,
+        )?;
+        return Ok(ExitCode::SUCCESS);
     }
     if args.latency_only
         && let Some(latency) = args.model_latency
