@@ -279,7 +279,7 @@ impl HttpMcp {
     }
 
     async fn post(&self, msg: &Value) -> reqwest::Response {
-        let mut r = reqwest::Client::new()
+        let mut r = client()
             .post(&self.url)
             .header("Accept", "application/json, text/event-stream")
             .header("Content-Type", "application/json")
@@ -339,7 +339,7 @@ impl HttpMcp {
     }
 
     async fn close(&self) -> StatusCode {
-        let mut r = reqwest::Client::new().delete(&self.url);
+        let mut r = client().delete(&self.url);
         if let Some(t) = &self.token {
             r = r.bearer_auth(t);
         }
@@ -348,6 +348,12 @@ impl HttpMcp {
         }
         r.send().await.expect("DELETE /mcp").status()
     }
+}
+
+/// An HTTP client (reqwest is built without a TLS provider; install ring's).
+fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
 }
 
 fn quiet() -> ServeConfig {
@@ -441,7 +447,7 @@ async fn http_needs_the_token_and_a_loopback_host() {
     assert!(!err && t.contains("ok\n"), "{t}");
 
     // DNS rebinding guard: another Host is refused unless the server allows any.
-    let r = reqwest::Client::new()
+    let r = client()
         .post(format!("{}/mcp", srv.base))
         .bearer_auth("s3cret")
         .header("Host", "evil.example")
@@ -457,7 +463,7 @@ async fn http_needs_the_token_and_a_loopback_host() {
         ..quiet()
     })
     .await;
-    let r = reqwest::Client::new()
+    let r = client()
         .post(format!("{}/mcp", open.base))
         .header("Host", "sandbox.example")
         .header("Accept", "application/json, text/event-stream")
