@@ -78,10 +78,7 @@ pub(crate) fn run(global: &GlobalArgs, args: McpArgs) -> anyhow::Result<ExitCode
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| anyhow!("the MCP handshake failed: {e}"))?;
-        running
-            .waiting()
-            .await
-            .context("the MCP session failed")?;
+        running.waiting().await.context("the MCP session failed")?;
         anyhow::Ok(())
     })?;
     // A read of stdin may still be pending on a blocking thread: do not wait for it.

@@ -78,7 +78,10 @@ impl StdioServer {
         loop {
             let mut line = String::new();
             let n = self.stdout.read_line(&mut line).expect("read");
-            assert!(n > 0, "the server closed stdout while we waited for {method}");
+            assert!(
+                n > 0,
+                "the server closed stdout while we waited for {method}"
+            );
             let v: Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line:?}"));
             if v["id"] == json!(id) {
@@ -115,6 +118,7 @@ fn stdio_tools() {
     let v = s.request("initialize", initialize_params());
     assert_eq!(v["result"]["protocolVersion"], "2025-06-18", "{v}");
     assert!(v["result"]["capabilities"]["tools"].is_object(), "{v}");
+    assert_eq!(v["result"]["serverInfo"]["name"], "llm-in-sandbox", "{v}");
     s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
     let v = s.request("tools/list", json!({}));
@@ -143,7 +147,10 @@ fn stdio_tools() {
         .find(|t| t["name"] == "run_python")
         .expect("run_python");
     assert_eq!(rp["inputSchema"]["required"], json!(["code"]), "{rp}");
-    assert!(rp["inputSchema"]["properties"]["sandbox"].is_object(), "{rp}");
+    assert!(
+        rp["inputSchema"]["properties"]["sandbox"].is_object(),
+        "{rp}"
+    );
 
     let (t, err) = s.call("run_python", json!({"code": "print(6*7)"}));
     assert!(!err, "{t}");
@@ -368,17 +375,26 @@ async fn http_sessions_keys_and_cleanup() {
     let srv = start(quiet()).await;
     let mut a = HttpMcp::open(&srv.base, None).await;
     let v = a.request("tools/list", json!({})).await;
-    assert_eq!(v["result"]["tools"].as_array().map(Vec::len), Some(7), "{v}");
+    assert_eq!(
+        v["result"]["tools"].as_array().map(Vec::len),
+        Some(7),
+        "{v}"
+    );
     // Nothing is made before the first tool call.
     assert_eq!(srv.server.sessions.len(), 0);
 
     // State persists across calls of one session.
     let (t, err) = a
-        .call("run_bash", json!({"command": "cd /tmp && export X=5 && echo a > f"}))
+        .call(
+            "run_bash",
+            json!({"command": "cd /tmp && export X=5 && echo a > f"}),
+        )
         .await;
     assert!(!err, "{t}");
     assert_eq!(srv.server.sessions.len(), 1);
-    let (t, _) = a.call("run_bash", json!({"command": "echo $X; pwd; cat f"})).await;
+    let (t, _) = a
+        .call("run_bash", json!({"command": "echo $X; pwd; cat f"}))
+        .await;
     assert!(t.contains("5\n/tmp\na\n"), "{t}");
     let (t, err) = a.call("read_file", json!({"path": "/tmp/f"})).await;
     assert_eq!((t.as_str(), err), ("a\n", false));
@@ -387,7 +403,9 @@ async fn http_sessions_keys_and_cleanup() {
 
     // Another session has its own sandbox.
     let mut b = HttpMcp::open(&srv.base, None).await;
-    let (t, _) = b.call("run_bash", json!({"command": "echo \"[$X]\"; ls /tmp"})).await;
+    let (t, _) = b
+        .call("run_bash", json!({"command": "echo \"[$X]\"; ls /tmp"}))
+        .await;
     assert!(t.contains("[]\n"), "{t}");
     assert!(!t.contains("\nf\n"), "{t}");
     assert_eq!(srv.server.sessions.len(), 2);
@@ -438,7 +456,8 @@ async fn http_needs_the_token_and_a_loopback_host() {
     })
     .await;
     let m = HttpMcp::new(&srv.base, None);
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()});
+    let init =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()});
     assert_eq!(m.post(&init).await.status(), StatusCode::UNAUTHORIZED);
     let m = HttpMcp::new(&srv.base, Some("wrong"));
     assert_eq!(m.post(&init).await.status(), StatusCode::UNAUTHORIZED);
