@@ -3,6 +3,7 @@
 
 mod benchmark;
 mod judge;
+mod mcp;
 mod perf;
 mod run;
 mod serve;
@@ -136,6 +137,13 @@ enum Command {
     ///
     /// Example: llm-in-sandbox serve --bind 127.0.0.1:8080 --max-sandboxes 2000
     Serve(Box<serve::ServeArgs>),
+    /// Serve one MCP client on stdin/stdout (Model Context Protocol, for Claude Desktop,
+    /// Cursor, the `mcp` Python SDK, ...): tools run_python, run_bash, read_file, write_file,
+    /// and the agent's execute_bash, str_replace_editor and submit, over one sandbox (more
+    /// with the tools' `sandbox` key). Logs go to stderr. Over HTTP: `serve`'s /mcp.
+    ///
+    /// Example: llm-in-sandbox mcp --timeout 60 --allow-net pypi.org
+    Mcp(mcp::McpArgs),
 }
 
 #[derive(Debug, Args)]
@@ -247,6 +255,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Plot(args) => benchmark::plot(args),
         Command::Judge(args) => judge::run(args),
         Command::Serve(args) => serve::run(&cli.global, *args),
+        Command::Mcp(args) => mcp::run(&cli.global, args),
     }
 }
 

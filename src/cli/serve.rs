@@ -129,6 +129,8 @@ impl ServeArgs {
             max_lifetime: secs("max-lifetime", self.max_lifetime)?,
             grace: secs("grace", self.grace)?,
             access_log: self.access_log,
+            // Off loopback (a token is required there) clients name the host as they like.
+            mcp_any_host: !self.bind.ip().is_loopback(),
         })
     }
 }

@@ -2,7 +2,8 @@
 //! SandboxFusion's `/run_code` and `/run_jupyter` (fresh sandbox per call), a session API
 //! (`/v1/sandboxes`: persistent shell, files, tar, tool calls, TTL reaping), episodes as a
 //! service (`/v1/episodes`), and operations: bearer token, admission control (429 with
-//! `Retry-After`), `/healthz`, Prometheus `/metrics`, graceful shutdown, an access log.
+//! `Retry-After`), `/healthz`, Prometheus `/metrics`, graceful shutdown, an access log; and
+//! MCP at `/mcp` (streamable HTTP; [`mcp`]).
 //! The API is written down in `docs/serve.md`.
 
 mod api;
@@ -10,6 +11,7 @@ mod episodes;
 pub mod error;
 pub mod files;
 mod fusion;
+pub mod mcp;
 pub mod metrics;
 pub mod sessions;
 
@@ -58,6 +60,9 @@ pub struct ServeConfig {
     pub grace: Duration,
     /// One line per request on stderr.
     pub access_log: bool,
+    /// Whether `/mcp` accepts any `Host` header; otherwise only loopback names (`localhost`,
+    /// `127.0.0.1`, `::1`), a guard against DNS rebinding. Set it when serving off loopback.
+    pub mcp_any_host: bool,
 }
 
 impl Default for ServeConfig {
@@ -74,6 +79,7 @@ impl Default for ServeConfig {
             max_lifetime: Duration::from_secs(24 * 3600),
             grace: Duration::from_secs(30),
             access_log: true,
+            mcp_any_host: false,
         }
     }
 }
@@ -92,6 +98,8 @@ pub struct Server {
     inflight: Arc<tokio::sync::Semaphore>,
     queued: AtomicUsize,
     closing: AtomicBool,
+    /// Cancelled when shutdown begins: ends `/mcp`'s sessions and streams.
+    mcp_cancel: tokio_util::sync::CancellationToken,
 }
 
 /// A sandbox call admitted under `--max-inflight`; counted and timed until dropped.
@@ -121,6 +129,7 @@ impl Server {
             config,
             queued: AtomicUsize::new(0),
             closing: AtomicBool::new(false),
+            mcp_cancel: tokio_util::sync::CancellationToken::new(),
         })
     }
 
@@ -206,6 +215,10 @@ impl Server {
             )
             .route("/v1/sandboxes/{id}/tools", post(api::tool))
             .route("/v1/episodes", post(episodes::run))
+            .nest_service(
+                "/mcp",
+                mcp::http_service(self, self.mcp_cancel.child_token()),
+            )
             .fallback(not_found)
             .layer(middleware::from_fn_with_state(self.clone(), auth));
         Router::new()
@@ -245,6 +258,8 @@ impl Server {
         tokio::spawn(async move {
             shutdown.await;
             me.closing.store(true, Ordering::Relaxed);
+            // Open MCP streams would hold the graceful shutdown until the grace ran out.
+            me.mcp_cancel.cancel();
             let _ = tx.send(true);
         });
         let mut stop = rx.clone();
