@@ -49,8 +49,7 @@ impl McpArgs {
             command_timeout: Duration::from_secs_f64(self.timeout),
             memory_bytes: self.memory << 20,
             disk_quota: self.disk_quota.saturating_mul(1 << 20),
-            network: NetworkPolicy::allow(&self.allow_net)?,
-            pip: self.pip,
+            network: NetworkPolicy::allow(&self.allow_net)?.with_pip(self.pip),
             ..SandboxSettings::default()
         };
         // One client for the life of the process: its sandboxes live as long.

@@ -165,9 +165,7 @@ pub(super) async fn delete_many(
 #[serde(deny_unknown_fields)]
 pub(super) struct ExecRequest {
     command: String,
-    /// Accepted for clients that send it; a session's shell keeps the timeout it was made with.
     #[serde(default)]
-    #[allow(dead_code)]
     timeout_s: Option<f64>,
     #[serde(default)]
     stream: bool,
@@ -225,12 +223,20 @@ pub(super) async fn exec(
     JsonBody(req): JsonBody<ExecRequest>,
 ) -> Result<Response, ApiError> {
     let session = srv.sessions.get(&id)?;
+    let limit = match req.timeout_s {
+        None => None,
+        Some(_) => Some(seconds(
+            "timeout_s",
+            req.timeout_s,
+            session.settings.command_timeout,
+        )?),
+    };
     let call = srv.admit().await?;
     if !req.stream {
         let mut tools = session.tools.lock().await;
         let shell = tools.shell_mut();
         let r = shell
-            .exec(&req.command)
+            .exec_within(&req.command, None, limit)
             .await
             .map_err(|e| ApiError::internal(format!("the sandbox failed: {e}")))?;
         let v = shell_result(&r, shell.cwd());
@@ -253,7 +259,7 @@ pub(super) async fn exec(
                 }
             }
         });
-        let last = match shell.exec_streaming(&req.command, Some(sink)).await {
+        let last = match shell.exec_within(&req.command, Some(sink), limit).await {
             Ok(r) => {
                 let mut v = shell_result(&r, shell.cwd());
                 if let Some(o) = v.as_object_mut() {

@@ -23,6 +23,8 @@ pub struct PythonCommand {
     pub(super) pip: Arc<PipCommand>,
     /// Where a host failure is left for the shell to end the call with (see `ShellFault`).
     pub(super) faults: Arc<std::sync::Mutex<Option<String>>>,
+    /// A shorter deadline for the current script only (see `Shell::exec_within`).
+    pub(super) call_deadline: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
 fn guest_cwd(cwd: &std::path::Path) -> Option<String> {
@@ -68,6 +70,14 @@ impl Builtin for PythonCommand {
         let stdin = ctx.stdin_bytes().unwrap_or_default().to_vec();
         let mut limits = self.sandbox.limits().clone();
         if let Some(left) = ctx.remaining_deadline() {
+            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
+        }
+        let call_deadline = *self
+            .call_deadline
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(at) = call_deadline {
+            let left = at.saturating_duration_since(std::time::Instant::now());
             limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
         }
         let run = self

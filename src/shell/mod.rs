@@ -112,6 +112,8 @@ pub struct Shell {
     sandbox: Arc<Sandbox>,
     /// Host failures met by builtins during the current call (e.g. no Python instance).
     faults: Arc<Mutex<Option<String>>>,
+    /// The deadline of the current `exec_within` call when it is shorter than the shell's.
+    call_deadline: Arc<Mutex<Option<Instant>>>,
 }
 
 impl std::fmt::Debug for Shell {
@@ -135,6 +137,7 @@ impl Shell {
         let quota = sandbox.quota().clone();
         let pip = PipCommand::shared(sandbox.runtime());
         let faults = Arc::new(Mutex::new(None));
+        let call_deadline = Arc::new(Mutex::new(None));
         let limits = ExecutionLimits::new()
             .max_commands(usize::MAX)
             .max_loop_iterations(usize::MAX)
@@ -157,6 +160,7 @@ impl Shell {
                 sandbox: sandbox.clone(),
                 pip: pip.clone(),
                 faults: faults.clone(),
+                call_deadline: call_deadline.clone(),
             })
         };
         b = b
@@ -184,6 +188,7 @@ impl Shell {
             settings,
             sandbox,
             faults,
+            call_deadline,
         })
     }
 
@@ -224,6 +229,21 @@ impl Shell {
         script: &str,
         sink: Option<OutputSink>,
     ) -> Result<CommandResult, ShellFault> {
+        self.exec_within(script, sink, None).await
+    }
+
+    /// [`Shell::exec_streaming`] with a shorter time limit for this call only (`None` or a
+    /// longer one: the shell's own). The shorter limit stops the script at its next command
+    /// boundary, and a `python3` inside is given only what is left of it.
+    ///
+    /// # Errors
+    /// As [`Shell::exec`].
+    pub async fn exec_within(
+        &mut self,
+        script: &str,
+        sink: Option<OutputSink>,
+        limit: Option<Duration>,
+    ) -> Result<CommandResult, ShellFault> {
         let started = Instant::now();
         let mut bash = self
             .bash
@@ -231,13 +251,45 @@ impl Shell {
             .ok_or_else(|| ShellFault("the shell was lost by an earlier failure".into()))?;
         let cap = self.settings.max_output_bytes;
         let script = script.to_string();
+        let limit = limit.filter(|l| *l < self.settings.timeout);
+        let cancel = bash.cancellation_token();
+        cancel.store(false, std::sync::atomic::Ordering::SeqCst);
+        let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        *lock(&self.call_deadline) = limit.map(|l| Instant::now() + l);
+        let timer = limit.map(|l| {
+            let (cancel, fired) = (cancel.clone(), fired.clone());
+            tokio::spawn(async move {
+                tokio::time::sleep(l).await;
+                fired.store(true, std::sync::atomic::Ordering::SeqCst);
+                cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+            })
+        });
         let ran = executor::spawn(async move {
             let r = run_script(&mut bash, &script, cap, sink).await;
             (bash, r)
         })
         .await;
+        if let Some(t) = timer {
+            t.abort();
+        }
+        *lock(&self.call_deadline) = None;
+        cancel.store(false, std::sync::atomic::Ordering::SeqCst);
         let (bash, (run, partial)) = ran.map_err(|e| ShellFault(e.to_string()))?;
         self.bash = Some(bash);
+        let timeout = limit.unwrap_or(self.settings.timeout);
+        if fired.load(std::sync::atomic::Ordering::SeqCst)
+            && matches!(run, Err(bashkit::Error::Cancelled))
+        {
+            let (out, err) = partial;
+            return Ok(CommandResult {
+                exit_code: 124,
+                stdout: String::from_utf8_lossy(&out).into_owned(),
+                stderr: String::from_utf8_lossy(&err).into_owned(),
+                outcome: CommandOutcome::Timeout,
+                duration: started.elapsed(),
+                timeout,
+            });
+        }
         if let Some(fault) = lock(&self.faults).take() {
             return Err(ShellFault(fault));
         }

@@ -651,6 +651,33 @@ async fn streamed_exec_sends_output_then_exit() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn exec_timeout_s_cuts_one_call_and_the_shell_goes_on() {
+    let srv = start(quiet()).await;
+    // The session's own limit is 60 s: only the per-call 1 s can end these calls early.
+    let id = new_session(&srv.base, json!({"limits": {"timeout_s": 60}})).await;
+    let url = format!("{}/v1/sandboxes/{id}/exec", srv.base);
+    for command in [
+        "echo before; while true; do :; done",
+        "echo before; python3 -c 'while True: pass'; echo after",
+    ] {
+        let (st, v) = post(&url, json!({"command": command, "timeout_s": 1})).await;
+        assert_eq!(st, StatusCode::OK, "{v}");
+        assert_eq!(v["timed_out"], true, "{command}: {v}");
+        assert!(v["stdout"].as_str().unwrap().starts_with("before\n"), "{v}");
+        assert!(!v["stdout"].as_str().unwrap().contains("after"), "{v}");
+        assert!(v["duration_s"].as_f64().unwrap() < 30.0, "{command}: {v}");
+    }
+    // The same shell answers the next call, with the session's limit back.
+    let (st, v) = post(&url, json!({"command": "sleep 1.5; echo still here"})).await;
+    assert_eq!(
+        (st, v["stdout"].as_str()),
+        (StatusCode::OK, Some("still here\n")),
+        "{v}"
+    );
+    assert_eq!(v["timed_out"], false, "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn http2_prior_knowledge_works() {
     let srv = start(quiet()).await;
     // curl speaks HTTP/2 without TLS (h2c) when told to; our reqwest build has no HTTP/2.

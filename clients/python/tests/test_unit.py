@@ -70,6 +70,7 @@ def test_retry_after_values(value, expected):
 class _Scripted(BaseHTTPRequestHandler):
     script: list = []
     seen: list = []
+    session_keys: list = []
 
     def log_message(self, *args):
         pass
@@ -78,6 +79,7 @@ class _Scripted(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         type(self).seen.append((self.command, self.path, self.headers.get("Authorization"), body))
+        type(self).session_keys.append(self.headers.get("X-Session-Key"))
         status, headers, payload = type(self).script.pop(0)
         self.send_response(status)
         for k, v in headers.items():
@@ -94,6 +96,7 @@ class _Scripted(BaseHTTPRequestHandler):
 def scripted():
     _Scripted.script = []
     _Scripted.seen = []
+    _Scripted.session_keys = []
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
     t = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     t.start()
@@ -161,6 +164,30 @@ def test_paths_are_sent_as_query_parameters(scripted):
     assert path == "/v1/sandboxes/sb%201/files?path=a%20b/%C3%BC.txt" or path.startswith(
         "/v1/sandboxes/sb%201/files?path=a%20b%2F%C3%BC.txt"
     )
+
+
+def test_keyed_session_calls_carry_the_key_header(scripted):
+    # A proxy routing by X-Session-Key must see the key on the create and on every later call.
+    url, h = scripted
+    exec_answer = {"exit_code": 0, "stdout": "", "stderr": "", "timed_out": False}
+    h.script = [
+        (201, {}, {"id": "sb-7", "key": "rollout-3", "created": True}),
+        (200, {}, exec_answer),
+        (200, {}, {"path": "/testbed/a", "size": 1}),
+        (200, {}, b"x"),
+        (200, {}, {"deleted": 1}),
+        (201, {}, {"id": "sb-8", "key": None, "created": True}),
+        (200, {}, exec_answer),
+    ]
+    c = Client(url)
+    sb = c.create(key="rollout-3")
+    sb.exec("true")
+    sb.write_file("a", "x")
+    assert sb.read_file("a") == b"x"
+    sb.delete()
+    assert h.session_keys == ["rollout-3"] * 5
+    c.create().exec("true")
+    assert h.session_keys[5:] == [None, None]
 
 
 def test_connection_refused_is_a_connection_error():

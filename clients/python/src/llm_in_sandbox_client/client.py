@@ -23,6 +23,9 @@ from .errors import (
 __all__ = ["Client", "Sandbox", "ExecResult", "ToolResult"]
 
 _JSON = "application/json"
+#: Sent with every call on a keyed session (and its create), so a proxy can route all of a
+#: session's calls to the replica that holds it (see the README's Kubernetes example).
+SESSION_KEY_HEADER = "X-Session-Key"
 
 
 @dataclass
@@ -174,8 +177,11 @@ class Client:
         content_type: Optional[str] = None,
         accept: Optional[str] = None,
         timeout: Optional[float] = None,
+        session_key: Optional[str] = None,
     ):
-        """Send one request (retrying 429/503 as configured); returns the open response."""
+        """Send one request (retrying 429/503 as configured); returns the open response.
+        ``session_key`` goes out as ``X-Session-Key``, for a proxy that routes a session's calls
+        to the one replica holding it."""
         url = self._url(path, query)
         headers = {"User-Agent": "llm-in-sandbox-client/0.1"}
         if self.token:
@@ -184,6 +190,8 @@ class Client:
             headers["Content-Type"] = content_type
         if accept:
             headers["Accept"] = accept
+        if session_key:
+            headers[SESSION_KEY_HEADER] = session_key
         wait_for = self.timeout if timeout is None else timeout
         attempt = 0
         while True:
@@ -225,6 +233,7 @@ class Client:
         data: Optional[bytes] = None,
         content_type: Optional[str] = None,
         timeout: Optional[float] = None,
+        session_key: Optional[str] = None,
     ) -> Tuple[int, bytes, Any]:
         body = data
         if json_body is not None:
@@ -233,7 +242,7 @@ class Client:
         try:
             resp = self._open(
                 method, path, query=query, body=body, content_type=content_type,
-                timeout=timeout,
+                timeout=timeout, session_key=session_key,
             )
             with resp:
                 raw = resp.read()
@@ -303,7 +312,7 @@ class Client:
             body["idle_ttl_s"] = idle_ttl_s
         if max_lifetime_s is not None:
             body["max_lifetime_s"] = max_lifetime_s
-        info = self._json("POST", "/v1/sandboxes", json_body=body)
+        info = self._json("POST", "/v1/sandboxes", json_body=body, session_key=key)
         return Sandbox(self, info)
 
     def get(self, id: str) -> "Sandbox":
@@ -419,13 +428,13 @@ class Sandbox:
 
     def info(self) -> Dict[str, Any]:
         """The session's current info (``cwd``, ``last_used_at``, ``limits``, ...)."""
-        self.data = self.client._json("GET", self._base)
+        self.data = self.client._json("GET", self._base, session_key=self.key)
         return self.data
 
     def delete(self, missing_ok: bool = False) -> bool:
         """Delete the session. With ``missing_ok``, an already-gone session is not an error."""
         try:
-            self.client._json("DELETE", self._base)
+            self.client._json("DELETE", self._base, session_key=self.key)
             return True
         except SandboxAPIError as e:
             if missing_ok and e.status == 404:
@@ -442,7 +451,7 @@ class Sandbox:
             body["timeout_s"] = timeout
         d = self.client._json(
             "POST", self._base + "/exec", json_body=body,
-            timeout=self.client._call_timeout(timeout),
+            timeout=self.client._call_timeout(timeout), session_key=self.key,
         )
         return ExecResult.from_json(d)
 
@@ -471,7 +480,7 @@ class Sandbox:
         resp = self.client._open(
             "POST", self._base + route, body=json.dumps(body).encode("utf-8"),
             content_type=_JSON, accept="application/x-ndjson",
-            timeout=self.client._call_timeout(timeout),
+            timeout=self.client._call_timeout(timeout), session_key=self.key,
         )
 
         def events() -> Iterator[Dict[str, Any]]:
@@ -514,7 +523,7 @@ class Sandbox:
         d = self.client._json(
             "POST", self._base + "/python",
             json_body=self._python_body(code, args, stdin, timeout),
-            timeout=self.client._call_timeout(timeout),
+            timeout=self.client._call_timeout(timeout), session_key=self.key,
         )
         return ExecResult.from_json(d)
 
@@ -523,6 +532,7 @@ class Sandbox:
         ``submit``): the observation text and whether the episode is done."""
         d = self.client._json(
             "POST", self._base + "/tools", json_body={"name": name, "arguments": arguments},
+            session_key=self.key,
         )
         return ToolResult(output=d.get("output", ""), done=bool(d.get("done", False)))
 
@@ -533,30 +543,34 @@ class Sandbox:
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         return self.client._json(
             "PUT", self._base + "/files", query={"path": path}, data=raw,
-            content_type="application/octet-stream",
+            content_type="application/octet-stream", session_key=self.key,
         )
 
     def read_file(self, path: str) -> bytes:
         """A file's bytes."""
-        _, raw, _ = self.client._request("GET", self._base + "/files", query={"path": path})
+        _, raw, _ = self.client._request(
+            "GET", self._base + "/files", query={"path": path}, session_key=self.key
+        )
         return raw
 
     def list_dir(self, path: str = "/testbed") -> List[Dict[str, Any]]:
         """A folder's entries: ``[{"name", "type": "file"|"dir"|"symlink", "size"}, ...]``."""
-        d = self.client._json("GET", self._base + "/list", query={"path": path})
+        d = self.client._json(
+            "GET", self._base + "/list", query={"path": path}, session_key=self.key
+        )
         return list((d or {}).get("entries", []))
 
     def put_archive(self, remote_dir: str, tar_bytes: bytes) -> Dict[str, Any]:
         """Extract a tar under ``remote_dir`` (created): ``{"files": N, "bytes": N}``."""
         return self.client._json(
             "PUT", self._base + "/archive", query={"path": remote_dir}, data=tar_bytes,
-            content_type="application/x-tar",
+            content_type="application/x-tar", session_key=self.key,
         )
 
     def get_archive(self, remote_dir: str) -> bytes:
         """A folder as a tar (names relative to it)."""
         _, raw, _ = self.client._request(
-            "GET", self._base + "/archive", query={"path": remote_dir}
+            "GET", self._base + "/archive", query={"path": remote_dir}, session_key=self.key
         )
         return raw
 
