@@ -883,3 +883,143 @@ async fn load_512_clients_no_5xx_no_lost_response() {
         "RSS grew from {before:.0} to {after:.0} MiB"
     );
 }
+
+/// `POST /v1/episodes` against a fake model: the agent reads the input file, answers and
+/// submits; the trajectory, answer and the scorer's reward come back in one JSON answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_episode_runs_over_http_and_is_scored() {
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+    let model = FakeServer::scripted(
+        vec![
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "python3 -c \"print(int(open('/testbed/documents/n.txt').read()) * 7)\" > /testbed/answer.txt"}"#,
+            )]),
+            Reply::calls(&[("submit", "{}")]),
+        ],
+        None,
+    )
+    .unwrap();
+    let srv = start(quiet()).await;
+    let body = json!({
+        "problem_statement": "Multiply the number in n.txt by 7.",
+        "llm": {"base_url": model.url, "model": "fake-model", "api_key": "k"},
+        "files": {"n.txt": b64(b"6")},
+        "max_steps": 5,
+        "ground_truth": "42",
+        "scorer": "numeric",
+    });
+    let (st, v) = post(&format!("{}/v1/episodes", srv.base), body).await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["stop_reason"]["reason"], "submitted", "{v}");
+    assert_eq!(v["answer"], "42\n", "{v}");
+    assert_eq!(v["steps"], 2, "{v}");
+    assert_eq!(v["reward"], 1.0, "{v}");
+    let steps = v["trajectory"]["steps"].as_array().map_or(0, Vec::len);
+    assert_eq!(steps, 2, "{v}");
+    assert_eq!(
+        v["trajectory"]["problem_statement"],
+        "Multiply the number in n.txt by 7."
+    );
+    let reqs = model.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[0]["model"], "fake-model");
+    // A wrong answer scores 0, still a 200.
+    let model = FakeServer::scripted(
+        vec![
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "echo 41 > /testbed/answer.txt"}"#,
+            )]),
+            Reply::calls(&[("submit", "{}")]),
+        ],
+        None,
+    )
+    .unwrap();
+    let body = json!({
+        "problem_statement": "x",
+        "llm": {"base_url": model.url, "model": "m"},
+        "ground_truth": "42",
+        "scorer": "numeric",
+    });
+    let (st, v) = post(&format!("{}/v1/episodes", srv.base), body).await;
+    assert_eq!((st, &v["reward"]), (StatusCode::OK, &json!(0.0)), "{v}");
+}
+
+/// The binary on SIGTERM: stops accepting, lets the call in flight finish and answer, exits 0.
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_finishes_the_call_in_flight_then_exits() {
+    use std::io::BufRead as _;
+    let _ = common::runtime();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--grace", "30"])
+        .arg("--access-log=off")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    let url = format!("{base}/run_code");
+    let call = tokio::spawn(async move {
+        post(
+            &url,
+            json!({"code": "import time; time.sleep(2); print('finished')", "run_timeout": 20}),
+        )
+        .await
+    });
+    // Wait until the call is running in the server, then ask it to stop.
+    let c = http();
+    let mut running = false;
+    for _ in 0..200 {
+        let m = c
+            .get(format!("{base}/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if m.contains("llm_in_sandbox_calls_in_flight 1\n") {
+            running = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(running, "the call never showed up in flight");
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: a plain kill(2) of the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let (st, v) = call.await.unwrap();
+    assert_eq!(st, StatusCode::OK, "{v}");
+    assert_eq!(v["run_result"]["stdout"], "finished\n", "{v}");
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    // Gone: a new connection is refused.
+    assert!(c.get(format!("{base}/healthz")).send().await.is_err());
+}
+
+/// Off loopback the binary refuses to start without a token, and says how to give one.
+#[test]
+fn off_loopback_needs_a_token() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
+        .args(["serve", "--bind", "0.0.0.0:0"])
+        .env_remove("LLM_IN_SANDBOX_TOKEN")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("--token"), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"));
+}
