@@ -142,7 +142,7 @@ enum Command {
     /// and the agent's execute_bash, str_replace_editor and submit, over one sandbox (more
     /// with the tools' `sandbox` key). Logs go to stderr. Over HTTP: `serve`'s /mcp.
     ///
-    /// Example: llm-in-sandbox mcp --timeout 60 --allow-net pypi.org
+    /// Example: llm-in-sandbox mcp --timeout 60 --allow-net example.org
     Mcp(mcp::McpArgs),
 }
 

@@ -46,21 +46,8 @@ pub(crate) struct ServeArgs {
     /// Largest request body, file or tar in MiB; over it, 413.
     #[arg(long, default_value_t = 64, value_name = "MB")]
     max_body_mb: usize,
-    /// Longest time a command may run, seconds (requests can ask for less).
-    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
-    timeout: f64,
-    /// Memory cap of one Python call in MiB (requests can ask for less).
-    #[arg(long, default_value_t = 2048, value_name = "MB")]
-    memory: u64,
-    /// Disk quota of one sandbox (/testbed and /tmp) in MiB (requests can ask for less).
-    #[arg(long, default_value_t = 1024, value_name = "MB")]
-    disk_quota: u64,
-    /// Hosts sandboxes may reach (curl/wget, Python's urllib). Default: no network.
-    #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
-    allow_net: Vec<String>,
-    /// Whether `pip install` in a sandbox may fetch pure-Python packages through the host's pip.
-    #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set, value_name = "on|off")]
-    pip: bool,
+    #[command(flatten)]
+    sandbox: SandboxArgs,
     /// Default and longest idle time of a session, seconds; then it is deleted.
     #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
     idle_ttl: f64,
@@ -73,6 +60,44 @@ pub(crate) struct ServeArgs {
     /// One line per request on stderr.
     #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set, value_name = "on|off")]
     access_log: bool,
+}
+
+/// The limits and network policy of every sandbox a server makes (`serve` and `mcp`); a
+/// request can only tighten them.
+#[derive(Debug, Args)]
+pub(crate) struct SandboxArgs {
+    /// Longest time a command may run, seconds (a request can ask for less).
+    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
+    timeout: f64,
+    /// Memory cap of one Python call in MiB, at most 4096, the wasm32 limit (a request can ask
+    /// for less).
+    #[arg(long, default_value_t = 2048, value_name = "MB")]
+    memory: u64,
+    /// Disk quota of one sandbox (/testbed and /tmp) in MiB (a request can ask for less).
+    #[arg(long, default_value_t = 1024, value_name = "MB")]
+    disk_quota: u64,
+    /// Hosts sandboxes may reach (curl/wget, Python's urllib). Default: no network.
+    #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
+    allow_net: Vec<String>,
+    /// Whether `pip install` in a sandbox may fetch pure-Python packages through the host's pip.
+    #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set, value_name = "on|off")]
+    pip: bool,
+}
+
+impl SandboxArgs {
+    /// The validated settings.
+    pub(crate) fn settings(&self) -> anyhow::Result<SandboxSettings> {
+        if self.memory == 0 || self.memory > 4096 {
+            bail!("--memory must be between 1 and 4096 MiB (the wasm32 limit)");
+        }
+        Ok(SandboxSettings {
+            command_timeout: secs("timeout", self.timeout)?,
+            memory_bytes: self.memory << 20,
+            disk_quota: self.disk_quota.saturating_mul(1 << 20),
+            network: NetworkPolicy::allow(&self.allow_net)?.with_pip(self.pip),
+            ..SandboxSettings::default()
+        })
+    }
 }
 
 fn secs(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -106,16 +131,7 @@ impl ServeArgs {
                 self.bind
             );
         }
-        if self.memory == 0 || self.memory > 4096 {
-            bail!("--memory must be between 1 and 4096 MiB (the wasm32 limit)");
-        }
-        let sandbox = SandboxSettings {
-            command_timeout: secs("timeout", self.timeout)?,
-            memory_bytes: self.memory << 20,
-            disk_quota: self.disk_quota.saturating_mul(1 << 20),
-            network: NetworkPolicy::allow(&self.allow_net)?.with_pip(self.pip),
-            ..SandboxSettings::default()
-        };
+        let sandbox = self.sandbox.settings()?;
         Ok(ServeConfig {
             token,
             sandbox,
