@@ -34,7 +34,7 @@ use super::error::ApiError;
 use super::files::{self, GuestPath};
 use super::sessions::{InUse, NewSession};
 use crate::runtime::Outcome;
-use crate::shell::CommandOutcome;
+use crate::shell::{CommandOutcome, Interrupter};
 
 /// Longest `sandbox` key.
 const MAX_KEY: usize = 256;
@@ -168,6 +168,28 @@ fn api_refused(e: ApiError) -> CallToolResult {
 }
 
 /// `Result<CallToolResult, ApiError>` flattened into a tool result.
+/// A shell call that the MCP client may cancel (`notifications/cancelled`): on cancel the call
+/// is interrupted and then awaited, so the session's shell stays whole.
+async fn unless_cancelled<T>(
+    work: impl std::future::Future<Output = T>,
+    ct: &CancellationToken,
+    stop: &Interrupter,
+) -> T {
+    tokio::pin!(work);
+    tokio::select! {
+        biased;
+        r = &mut work => r,
+        () = ct.cancelled() => {
+            stop.interrupt();
+            work.await
+        }
+    }
+}
+
+fn cancelled() -> ApiError {
+    ApiError::bad_request("the client cancelled the call")
+}
+
 fn answer(r: Result<CallToolResult, ApiError>) -> Result<CallToolResult, McpError> {
     Ok(r.unwrap_or_else(api_refused))
 }
@@ -271,14 +293,22 @@ impl SandboxMcp {
         name: &str,
         arguments: Value,
         key: Option<String>,
+        ct: &CancellationToken,
     ) -> Result<CallToolResult, ApiError> {
         let session = self.session(key).await?;
         let call = self.server.admit().await?;
         let mut tools = session.tools.lock().await;
-        let out = tools
-            .call(name, &super::api::arguments_text(&arguments))
+        let stop = tools.shell_mut().interrupter();
+        let text = super::api::arguments_text(&arguments);
+        let out = unless_cancelled(tools.call(name, &text), ct, &stop)
             .await
-            .map_err(|e| ApiError::internal(format!("the sandbox failed: {e}")))?;
+            .map_err(|e| {
+                if ct.is_cancelled() {
+                    cancelled()
+                } else {
+                    ApiError::internal(format!("the sandbox failed: {e}"))
+                }
+            })?;
         drop(call);
         Ok(if out.error {
             refused(out.observation)
@@ -295,27 +325,31 @@ impl SandboxMcp {
     async fn run_python(
         &self,
         Parameters(RunPythonArgs { code, sandbox }): Parameters<RunPythonArgs>,
+        ct: CancellationToken,
     ) -> Result<CallToolResult, McpError> {
-        answer(
-            async {
-                let session = self.session(sandbox).await?;
-                let call = self.server.admit().await?;
-                let sb = &session.sandbox;
-                let r = sb
-                    .python(&["-c".to_string(), code], b"")
-                    .await
-                    .map_err(|e| ApiError::internal(format!("the sandbox failed: {e}")))?;
-                drop(call);
-                let timed_out = (r.outcome == Outcome::Deadline).then(|| sb.limits().timeout);
-                Ok(ok(run_text(
-                    r.exit_code,
-                    &r.stdout_text(),
-                    &r.stderr_text(),
-                    timed_out,
-                )))
-            }
-            .await,
-        )
+        let work = async {
+            let session = self.session(sandbox).await?;
+            let call = self.server.admit().await?;
+            let sb = &session.sandbox;
+            let r = sb
+                .python(&["-c".to_string(), code], b"")
+                .await
+                .map_err(|e| ApiError::internal(format!("the sandbox failed: {e}")))?;
+            drop(call);
+            let timed_out = (r.outcome == Outcome::Deadline).then(|| sb.limits().timeout);
+            Ok(ok(run_text(
+                r.exit_code,
+                &r.stdout_text(),
+                &r.stderr_text(),
+                timed_out,
+            )))
+        };
+        // A cancelled call drops the run: the instance stops at its next epoch check and the
+        // admission slot is freed (nothing of a fresh `python3 -c` needs to survive).
+        answer(tokio::select! {
+            r = work => r,
+            () = ct.cancelled() => Err(cancelled()),
+        })
     }
 
     #[tool(
@@ -326,17 +360,24 @@ impl SandboxMcp {
     async fn run_bash(
         &self,
         Parameters(BashArgs { command, sandbox }): Parameters<BashArgs>,
+        ct: CancellationToken,
     ) -> Result<CallToolResult, McpError> {
         answer(
             async {
                 let session = self.session(sandbox).await?;
                 let call = self.server.admit().await?;
                 let mut tools = session.tools.lock().await;
-                let r = tools
-                    .shell_mut()
-                    .exec(&command)
+                let shell = tools.shell_mut();
+                let stop = shell.interrupter();
+                let r = unless_cancelled(shell.exec(&command), &ct, &stop)
                     .await
-                    .map_err(|e| ApiError::internal(format!("the sandbox failed: {e}")))?;
+                    .map_err(|e| {
+                        if ct.is_cancelled() {
+                            cancelled()
+                        } else {
+                            ApiError::internal(format!("the sandbox failed: {e}"))
+                        }
+                    })?;
                 drop(call);
                 let timed_out = (r.outcome == CommandOutcome::Timeout).then_some(r.timeout);
                 Ok(ok(run_text(r.exit_code, &r.stdout, &r.stderr, timed_out)))
@@ -403,9 +444,10 @@ impl SandboxMcp {
     async fn execute_bash(
         &self,
         Parameters(BashArgs { command, sandbox }): Parameters<BashArgs>,
+        ct: CancellationToken,
     ) -> Result<CallToolResult, McpError> {
         let args = serde_json::json!({ "command": command });
-        answer(self.agent_tool("execute_bash", args, sandbox).await)
+        answer(self.agent_tool("execute_bash", args, sandbox, &ct).await)
     }
 
     #[tool(
@@ -419,10 +461,11 @@ impl SandboxMcp {
     async fn str_replace_editor(
         &self,
         Parameters(args): Parameters<EditorArgs>,
+        ct: CancellationToken,
     ) -> Result<CallToolResult, McpError> {
         let key = args.sandbox.clone();
         let r = match serde_json::to_value(&args) {
-            Ok(v) => self.agent_tool("str_replace_editor", v, key).await,
+            Ok(v) => self.agent_tool("str_replace_editor", v, key, &ct).await,
             Err(e) => Err(ApiError::internal(format!(
                 "cannot pass the arguments on: {e}"
             ))),
@@ -437,9 +480,10 @@ impl SandboxMcp {
     async fn submit(
         &self,
         Parameters(SubmitArgs { sandbox }): Parameters<SubmitArgs>,
+        ct: CancellationToken,
     ) -> Result<CallToolResult, McpError> {
         answer(
-            self.agent_tool("submit", Value::Object(Default::default()), sandbox)
+            self.agent_tool("submit", Value::Object(Default::default()), sandbox, &ct)
                 .await,
         )
     }

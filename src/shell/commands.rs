@@ -25,6 +25,8 @@ pub struct PythonCommand {
     pub(super) faults: Arc<std::sync::Mutex<Option<String>>>,
     /// A shorter deadline for the current script only (see `Shell::exec_within`).
     pub(super) call_deadline: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
+    /// Set while the shell's call is being interrupted (see `Interrupter`).
+    pub(super) interrupt: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 fn guest_cwd(cwd: &std::path::Path) -> Option<String> {
@@ -80,10 +82,14 @@ impl Builtin for PythonCommand {
             let left = at.saturating_duration_since(std::time::Instant::now());
             limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
         }
-        let run = self
-            .sandbox
-            .run_with_limits(invocation, &stdin, &env, &cwd, limits.clone())
-            .await;
+        let mut stop = self.interrupt.subscribe();
+        let run = tokio::select! {
+            r = self.sandbox.run_with_limits(invocation, &stdin, &env, &cwd, limits.clone()) => r,
+            // Dropping the run stops the instance at its next epoch check.
+            _ = stop.wait_for(|v| *v) => {
+                return Ok(result(Vec::new(), b"python3: interrupted\n".to_vec(), 130));
+            }
+        };
         let r = match run {
             Ok(r) => r,
             Err(e) => {

@@ -106,14 +106,59 @@ pub struct CommandResult {
 
 /// One episode's shell.
 pub struct Shell {
-    /// `None` only while a call runs on the sandbox threads (or after one panicked).
-    bash: Option<Bash>,
+    /// Locked by the task running a call on the sandbox threads, which keeps it even when the
+    /// caller stops waiting (the call is interrupted instead and the shell stays whole); the
+    /// next call waits for it. `None` only if building it failed half-way.
+    bash: Arc<tokio::sync::Mutex<Option<Bash>>>,
     settings: ShellSettings,
     sandbox: Arc<Sandbox>,
     /// Host failures met by builtins during the current call (e.g. no Python instance).
     faults: Arc<Mutex<Option<String>>>,
     /// The deadline of the current `exec_within` call when it is shorter than the shell's.
     call_deadline: Arc<Mutex<Option<Instant>>>,
+    interrupter: Interrupter,
+}
+
+/// Stops the call a [`Shell`] is running from outside it (e.g. the client that asked for it
+/// went away): the script stops at its next command boundary and a running `python3` is
+/// stopped at once; the call then ends with a [`ShellFault`] and the shell stays usable.
+/// Cheap to clone; get it before the call starts ([`Shell::interrupter`]).
+#[derive(Clone)]
+pub struct Interrupter {
+    /// bashkit's own cancellation flag (checked between commands).
+    cancel: Arc<std::sync::atomic::AtomicBool>,
+    /// Seen by a running `python3` builtin.
+    python: Arc<tokio::sync::watch::Sender<bool>>,
+    stopped: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl std::fmt::Debug for Interrupter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interrupter")
+            .field("stopped", &self.stopped)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Interrupter {
+    /// Stop the current call (no effect when none runs; the next call resets it).
+    pub fn interrupt(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.stopped.store(true, SeqCst);
+        self.python.send_replace(true);
+        self.cancel.store(true, SeqCst);
+    }
+
+    fn reset(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.stopped.store(false, SeqCst);
+        self.python.send_replace(false);
+        self.cancel.store(false, SeqCst);
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 impl std::fmt::Debug for Shell {
@@ -138,6 +183,7 @@ impl Shell {
         let pip = PipCommand::shared(sandbox.runtime());
         let faults = Arc::new(Mutex::new(None));
         let call_deadline = Arc::new(Mutex::new(None));
+        let python_stop = Arc::new(tokio::sync::watch::Sender::new(false));
         let limits = ExecutionLimits::new()
             .max_commands(usize::MAX)
             .max_loop_iterations(usize::MAX)
@@ -161,6 +207,7 @@ impl Shell {
                 pip: pip.clone(),
                 faults: faults.clone(),
                 call_deadline: call_deadline.clone(),
+                interrupt: python_stop.clone(),
             })
         };
         b = b
@@ -173,6 +220,11 @@ impl Shell {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }
         let bash = b.build();
+        let interrupter = Interrupter {
+            cancel: bash.cancellation_token(),
+            python: python_stop,
+            stopped: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        };
         let mount = |path: &'static str, dir: Arc<cap_std::fs::Dir>| {
             let fs = PosixFs::new(CapFs::new(dir, quota.clone()));
             bash.mount(path, Arc::new(fs))
@@ -184,17 +236,23 @@ impl Shell {
         mount(GUEST_WORKSPACE, ws)?;
         mount(GUEST_TMP, tmp)?;
         Ok(Shell {
-            bash: Some(bash),
+            bash: Arc::new(tokio::sync::Mutex::new(Some(bash))),
             settings,
             sandbox,
             faults,
             call_deadline,
+            interrupter,
         })
     }
 
     /// The sandbox under this shell.
     pub fn sandbox(&self) -> &Arc<Sandbox> {
         &self.sandbox
+    }
+
+    /// A handle that stops the call this shell runs (see [`Interrupter`]).
+    pub fn interrupter(&self) -> Interrupter {
+        self.interrupter.clone()
     }
 
     /// The settings.
@@ -213,10 +271,16 @@ impl Shell {
 
     /// The shell's current directory (a guest path).
     pub fn cwd(&self) -> String {
-        self.bash.as_ref().map_or_else(
-            || GUEST_WORKSPACE.to_string(),
-            |b| b.shell_state_view().cwd.to_string_lossy().into_owned(),
-        )
+        // Between calls the lock is free; during one (only possible after its caller stopped
+        // waiting) the directory is not known yet.
+        self.bash
+            .try_lock()
+            .ok()
+            .and_then(|b| {
+                b.as_ref()
+                    .map(|b| b.shell_state_view().cwd.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| GUEST_WORKSPACE.to_string())
     }
 
     /// [`Shell::exec`], also handing each piece of output to `sink` (stdout, stderr) as the
@@ -245,15 +309,16 @@ impl Shell {
         limit: Option<Duration>,
     ) -> Result<CommandResult, ShellFault> {
         let started = Instant::now();
-        let mut bash = self
-            .bash
-            .take()
+        // Waits for a call whose caller stopped waiting to end (it was interrupted).
+        let mut slot = self.bash.clone().lock_owned().await;
+        let cancel = slot
+            .as_ref()
+            .map(Bash::cancellation_token)
             .ok_or_else(|| ShellFault("the shell was lost by an earlier failure".into()))?;
         let cap = self.settings.max_output_bytes;
         let script = script.to_string();
         let limit = limit.filter(|l| *l < self.settings.timeout);
-        let cancel = bash.cancellation_token();
-        cancel.store(false, std::sync::atomic::Ordering::SeqCst);
+        self.interrupter.reset();
         let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
         *lock(&self.call_deadline) = limit.map(|l| Instant::now() + l);
         let timer = limit.map(|l| {
@@ -264,18 +329,35 @@ impl Shell {
                 cancel.store(true, std::sync::atomic::Ordering::SeqCst);
             })
         });
-        let ran = executor::spawn(async move {
-            let r = run_script(&mut bash, &script, cap, sink).await;
-            (bash, r)
+        // Not aborted when this future is dropped (that would lose the shell's state with
+        // the task): the guard interrupts the call and the task puts the shell back.
+        let mut guard = CallGuard {
+            interrupter: None,
+            timer: timer.map(|t| t.abort_handle()),
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        executor::detach(async move {
+            let r = match slot.as_mut() {
+                Some(bash) => run_script(bash, &script, cap, sink).await,
+                None => (Err(bashkit::Error::Cancelled), (Vec::new(), Vec::new())),
+            };
+            drop(slot);
+            let _ = tx.send(r);
         })
-        .await;
-        if let Some(t) = timer {
-            t.abort();
-        }
+        .map_err(|e| ShellFault(e.to_string()))?;
+        guard.interrupter = Some(self.interrupter.clone());
+        let ran = rx.await;
+        guard.interrupter = None;
+        drop(guard);
         *lock(&self.call_deadline) = None;
-        cancel.store(false, std::sync::atomic::Ordering::SeqCst);
-        let (bash, (run, partial)) = ran.map_err(|e| ShellFault(e.to_string()))?;
-        self.bash = Some(bash);
+        let interrupted = self.interrupter.stopped();
+        self.interrupter.reset();
+        let (run, partial) =
+            ran.map_err(|_| ShellFault("the shell's call panicked on the sandbox threads".into()))?;
+        if interrupted {
+            lock(&self.faults).take();
+            return Err(ShellFault("the call was interrupted".into()));
+        }
         let timeout = limit.unwrap_or(self.settings.timeout);
         if fired.load(std::sync::atomic::Ordering::SeqCst)
             && matches!(run, Err(bashkit::Error::Cancelled))
@@ -329,6 +411,24 @@ impl Shell {
                 }
             }
         })
+    }
+}
+
+/// Ends a shell call's helpers: its timer always, and the call itself (interrupted) when the
+/// caller stopped waiting for it.
+struct CallGuard {
+    interrupter: Option<Interrupter>,
+    timer: Option<tokio::task::AbortHandle>,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        if let Some(t) = self.timer.take() {
+            t.abort();
+        }
+        if let Some(i) = self.interrupter.take() {
+            i.interrupt();
+        }
     }
 }
 

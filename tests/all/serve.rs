@@ -1023,3 +1023,53 @@ fn off_loopback_needs_a_token() {
     assert!(err.contains("--token"), "{err}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"));
 }
+
+/// A client that stops waiting for an `exec` (its HTTP timeout) does not break the session:
+/// the running call is interrupted (a `python3` in it at once), and the next call gets the
+/// same shell, state included, long before the session's own 60 s limit.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_abandoned_exec_is_interrupted_and_the_shell_survives() {
+    let srv = start(quiet()).await;
+    let id = new_session(&srv.base, json!({"limits": {"timeout_s": 60}})).await;
+    let url = format!("{}/v1/sandboxes/{id}/exec", srv.base);
+    let (st, v) = post(
+        &url,
+        json!({"command": "mkdir -p kept && cd kept && export MARK=1"}),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    for command in [
+        "python3 -c 'while True: pass'",
+        "while true; do :; done",
+        "echo x; python3 -c 'while True: pass'; while true; do :; done",
+    ] {
+        let impatient = reqwest::Client::builder()
+            .timeout(Duration::from_millis(1500))
+            .build()
+            .unwrap();
+        let r = impatient
+            .post(&url)
+            .json(&json!({"command": command}))
+            .send()
+            .await;
+        assert!(r.is_err(), "{command}: the call should still be running");
+        let started = std::time::Instant::now();
+        let (st, v) = post(&url, json!({"command": "pwd; echo $MARK"})).await;
+        assert_eq!(st, StatusCode::OK, "{command}: {v}");
+        assert_eq!(v["stdout"], "/testbed/kept\n1\n", "{command}: {v}");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{command}: the abandoned call was not interrupted ({:?})",
+            started.elapsed()
+        );
+    }
+    let m = http()
+        .get(format!("{}/metrics", srv.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(m.contains("llm_in_sandbox_calls_in_flight 0\n"), "{m}");
+}

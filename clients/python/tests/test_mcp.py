@@ -116,3 +116,42 @@ def test_mcp_streamable_http(server):
                     await _exercise(session)
 
     anyio.run(main)
+
+
+def test_mcp_cancelled_calls_stop_and_the_session_goes_on(server):
+    """A client that gives up on a tool call (``notifications/cancelled``): the call stops on
+    the server (the slot is free again, no call in flight) and the session's shell, with its
+    state, answers the next call."""
+    import time
+    import urllib.request
+
+    def in_flight() -> str:
+        with urllib.request.urlopen(server.url + "/metrics", timeout=10) as r:
+            text = r.read().decode()
+        return [l for l in text.splitlines() if l.startswith("llm_in_sandbox_calls_in_flight ")][0]
+
+    async def main():
+        with anyio.fail_after(90):
+            async with _http_client(server.url + "/mcp") as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    r = await session.call_tool("run_bash", {"command": "mkdir -p k && cd k && export M=7"})
+                    assert not _is_error(r), _text(r)
+                    for tool, args in [
+                        ("run_python", {"code": "while True: pass"}),
+                        ("run_bash", {"command": "python3 -c 'while True: pass'"}),
+                        ("execute_bash", {"command": "while true; do :; done"}),
+                    ]:
+                        with anyio.move_on_after(1.5) as scope:
+                            await session.call_tool(tool, args)
+                        assert scope.cancelled_caught, f"{tool} finished instead of running on"
+                        started = time.monotonic()
+                        r = await session.call_tool("run_bash", {"command": "pwd; echo $M"})
+                        assert "/testbed/k\n7" in _text(r), (tool, _text(r))
+                        assert time.monotonic() - started < 20, tool
+                        deadline = time.monotonic() + 10
+                        while in_flight() != "llm_in_sandbox_calls_in_flight 0" and time.monotonic() < deadline:
+                            await anyio.sleep(0.05)
+                        assert in_flight() == "llm_in_sandbox_calls_in_flight 0", tool
+
+    anyio.run(main)
