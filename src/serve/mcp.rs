@@ -169,21 +169,29 @@ fn api_refused(e: ApiError) -> CallToolResult {
 
 /// `Result<CallToolResult, ApiError>` flattened into a tool result.
 /// A shell call that the MCP client may cancel (`notifications/cancelled`): on cancel the call
-/// is interrupted and then awaited, so the session's shell stays whole.
-async fn unless_cancelled<T>(
-    work: impl std::future::Future<Output = T>,
+/// is interrupted and then awaited, so the session's shell stays whole. A failure is our fault
+/// unless the client cancelled.
+async fn unless_cancelled<T, E: std::fmt::Display>(
+    work: impl std::future::Future<Output = Result<T, E>>,
     ct: &CancellationToken,
     stop: &Interrupter,
-) -> T {
+) -> Result<T, ApiError> {
     tokio::pin!(work);
-    tokio::select! {
+    let r = tokio::select! {
         biased;
         r = &mut work => r,
         () = ct.cancelled() => {
             stop.interrupt();
             work.await
         }
-    }
+    };
+    r.map_err(|e| {
+        if ct.is_cancelled() {
+            cancelled()
+        } else {
+            ApiError::internal(format!("the sandbox failed: {e}"))
+        }
+    })
 }
 
 fn cancelled() -> ApiError {
@@ -300,15 +308,7 @@ impl SandboxMcp {
         let mut tools = session.tools.lock().await;
         let stop = tools.shell_mut().interrupter();
         let text = super::api::arguments_text(&arguments);
-        let out = unless_cancelled(tools.call(name, &text), ct, &stop)
-            .await
-            .map_err(|e| {
-                if ct.is_cancelled() {
-                    cancelled()
-                } else {
-                    ApiError::internal(format!("the sandbox failed: {e}"))
-                }
-            })?;
+        let out = unless_cancelled(tools.call(name, &text), ct, &stop).await?;
         drop(call);
         Ok(if out.error {
             refused(out.observation)
@@ -369,15 +369,7 @@ impl SandboxMcp {
                 let mut tools = session.tools.lock().await;
                 let shell = tools.shell_mut();
                 let stop = shell.interrupter();
-                let r = unless_cancelled(shell.exec(&command), &ct, &stop)
-                    .await
-                    .map_err(|e| {
-                        if ct.is_cancelled() {
-                            cancelled()
-                        } else {
-                            ApiError::internal(format!("the sandbox failed: {e}"))
-                        }
-                    })?;
+                let r = unless_cancelled(shell.exec(&command), &ct, &stop).await?;
                 drop(call);
                 let timed_out = (r.outcome == CommandOutcome::Timeout).then_some(r.timeout);
                 Ok(ok(run_text(r.exit_code, &r.stdout, &r.stderr, timed_out)))

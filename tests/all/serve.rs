@@ -1063,13 +1063,17 @@ async fn an_abandoned_exec_is_interrupted_and_the_shell_survives() {
             started.elapsed()
         );
     }
-    let m = http()
-        .get(format!("{}/metrics", srv.base))
+    let m = metrics(&srv.base).await;
+    assert!(m.contains("llm_in_sandbox_calls_in_flight 0\n"), "{m}");
+}
+
+async fn metrics(base: &str) -> String {
+    http()
+        .get(format!("{base}/metrics"))
         .send()
         .await
         .unwrap()
         .text()
         .await
-        .unwrap();
-    assert!(m.contains("llm_in_sandbox_calls_in_flight 0\n"), "{m}");
+        .unwrap()
 }
