@@ -101,10 +101,10 @@ impl SandboxArgs {
 }
 
 fn secs(name: &str, v: f64) -> anyhow::Result<Duration> {
-    if !(v.is_finite() && v > 0.0) {
-        bail!("--{name} must be a positive number of seconds");
+    match Duration::try_from_secs_f64(v) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => bail!("--{name} must be a positive number of seconds"),
     }
-    Ok(Duration::from_secs_f64(v))
 }
 
 impl ServeArgs {

@@ -235,12 +235,14 @@ pub(super) async fn exec(
     if !req.stream {
         let mut tools = session.tools.lock().await;
         let shell = tools.shell_mut();
+        // If the client goes away the call is interrupted, not aborted; until it has ended it
+        // keeps its admission slot and keeps the session from being reaped.
+        let hold: Box<dyn std::any::Any + Send> = Box::new((call, session.again()));
         let r = shell
-            .exec_within(&req.command, None, limit)
+            .exec_holding(&req.command, None, limit, Some(hold))
             .await
             .map_err(|e| ApiError::internal(format!("the sandbox failed: {e}")))?;
         let v = shell_result(&r, shell.cwd());
-        drop(call);
         return Ok(Json(v).into_response());
     }
     let (tx, rx) = tokio::sync::mpsc::channel::<Value>(256);

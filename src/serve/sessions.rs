@@ -125,6 +125,14 @@ impl std::ops::Deref for InUse {
     }
 }
 
+impl InUse {
+    /// One more busy mark on the same session (it is reapable once every mark is dropped).
+    pub fn again(&self) -> InUse {
+        self.0.busy.fetch_add(1, Ordering::Relaxed);
+        InUse(self.0.clone())
+    }
+}
+
 impl Drop for InUse {
     fn drop(&mut self) {
         self.0.touch();

@@ -25,7 +25,7 @@ pub struct PythonCommand {
     pub(super) faults: Arc<std::sync::Mutex<Option<String>>>,
     /// A shorter deadline for the current script only (see `Shell::exec_within`).
     pub(super) call_deadline: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
-    /// Set while the shell's call is being interrupted (see `Interrupter`).
+    /// Set while the shell's call is stopped: interrupted, or past its per-call limit.
     pub(super) interrupt: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
@@ -47,10 +47,12 @@ impl Builtin for PythonCommand {
         if let Invocation::Module { module, args } = &invocation
             && (module == "pip" || module == "pip3")
         {
-            return Ok(self
-                .pip
-                .answer(&self.sandbox, args, ctx.remaining_deadline())
-                .await);
+            return Ok(until_stopped(
+                &self.interrupt,
+                self.pip
+                    .answer(&self.sandbox, args, ctx.remaining_deadline()),
+            )
+            .await);
         }
         let mut notes = Vec::new();
         let cwd = guest_cwd(ctx.cwd).unwrap_or_else(|| {
@@ -87,7 +89,7 @@ impl Builtin for PythonCommand {
             r = self.sandbox.run_with_limits(invocation, &stdin, &env, &cwd, limits.clone()) => r,
             // Dropping the run stops the instance at its next epoch check.
             _ = stop.wait_for(|v| *v) => {
-                return Ok(result(Vec::new(), b"python3: interrupted\n".to_vec(), 130));
+                return Ok(result(Vec::new(), b"python3: stopped\n".to_vec(), 130));
             }
         };
         let r = match run {
@@ -442,15 +444,34 @@ impl PipCommand {
 }
 
 /// The `pip` builtin (shares its table with `python3 -m pip`).
-pub struct Pip(pub Arc<PipCommand>, pub Arc<Sandbox>);
+pub struct Pip(
+    pub Arc<PipCommand>,
+    pub Arc<Sandbox>,
+    /// The shell's stop signal (see `Interrupter`).
+    pub Arc<tokio::sync::watch::Sender<bool>>,
+);
 
 #[bashkit::async_trait]
 impl Builtin for Pip {
     async fn execute(&self, ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
-        Ok(self
-            .0
-            .answer(&self.1, ctx.args, ctx.remaining_deadline())
-            .await)
+        Ok(until_stopped(
+            &self.2,
+            self.0.answer(&self.1, ctx.args, ctx.remaining_deadline()),
+        )
+        .await)
+    }
+}
+
+/// `work`, unless the shell's call is stopped first (interrupted, or past its per-call limit):
+/// then `work` is dropped and the command fails with 130.
+async fn until_stopped(
+    stop: &tokio::sync::watch::Sender<bool>,
+    work: impl std::future::Future<Output = ExecResult>,
+) -> ExecResult {
+    let mut stop = stop.subscribe();
+    tokio::select! {
+        r = work => r,
+        _ = stop.wait_for(|v| *v) => result(Vec::new(), b"stopped\n".to_vec(), 130),
     }
 }
 

@@ -117,6 +117,8 @@ pub struct Shell {
     /// The deadline of the current `exec_within` call when it is shorter than the shell's.
     call_deadline: Arc<Mutex<Option<Instant>>>,
     interrupter: Interrupter,
+    /// Calls started (and ended) so far: a per-call timer fires only into its own call.
+    calls: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// Stops the call a [`Shell`] is running from outside it (e.g. the client that asked for it
@@ -127,7 +129,7 @@ pub struct Shell {
 pub struct Interrupter {
     /// bashkit's own cancellation flag (checked between commands).
     cancel: Arc<std::sync::atomic::AtomicBool>,
-    /// Seen by a running `python3` builtin.
+    /// Seen by a running `python3` or `pip` (also sent when the per-call limit passes).
     python: Arc<tokio::sync::watch::Sender<bool>>,
     stopped: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -145,8 +147,9 @@ impl Interrupter {
     pub fn interrupt(&self) {
         use std::sync::atomic::Ordering::SeqCst;
         self.stopped.store(true, SeqCst);
-        self.python.send_replace(true);
+        // The interpreter's flag first, so it sees it before a stopped `python3` returns.
         self.cancel.store(true, SeqCst);
+        self.python.send_replace(true);
     }
 
     fn reset(&self) {
@@ -214,8 +217,14 @@ impl Shell {
             .builtin("python3", python())
             .builtin("python", python())
             .builtin("python3.15", python())
-            .builtin("pip", Box::new(Pip(pip.clone(), sandbox.clone())))
-            .builtin("pip3", Box::new(Pip(pip.clone(), sandbox.clone())));
+            .builtin(
+                "pip",
+                Box::new(Pip(pip.clone(), sandbox.clone(), python_stop.clone())),
+            )
+            .builtin(
+                "pip3",
+                Box::new(Pip(pip.clone(), sandbox.clone(), python_stop.clone())),
+            );
         for (name, reason) in UNAVAILABLE {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }
@@ -242,6 +251,7 @@ impl Shell {
             faults,
             call_deadline,
             interrupter,
+            calls: Arc::new(std::sync::atomic::AtomicU64::new(0)),
         })
     }
 
@@ -308,6 +318,22 @@ impl Shell {
         sink: Option<OutputSink>,
         limit: Option<Duration>,
     ) -> Result<CommandResult, ShellFault> {
+        self.exec_holding(script, sink, limit, None).await
+    }
+
+    /// [`Shell::exec_within`], keeping `hold` (e.g. an admission permit) until the call has
+    /// really ended, even when the caller stops waiting for it first.
+    ///
+    /// # Errors
+    /// As [`Shell::exec`].
+    pub async fn exec_holding(
+        &mut self,
+        script: &str,
+        sink: Option<OutputSink>,
+        limit: Option<Duration>,
+        hold: Option<Box<dyn std::any::Any + Send>>,
+    ) -> Result<CommandResult, ShellFault> {
+        use std::sync::atomic::Ordering::SeqCst;
         let started = Instant::now();
         // Waits for a call whose caller stopped waiting to end (it was interrupted).
         let mut slot = self.bash.clone().lock_owned().await;
@@ -319,21 +345,35 @@ impl Shell {
         let script = script.to_string();
         let limit = limit.filter(|l| *l < self.settings.timeout);
         self.interrupter.reset();
+        // A failure left by a call nobody waited for belongs to that call.
+        lock(&self.faults).take();
         let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
         *lock(&self.call_deadline) = limit.map(|l| Instant::now() + l);
+        // The timer runs beside the call (a busy script never yields to a timer of its own
+        // task) and fires only into the call it was made for.
+        let call_no = self.calls.fetch_add(1, SeqCst) + 1;
         let timer = limit.map(|l| {
-            let (cancel, fired) = (cancel.clone(), fired.clone());
+            let (fired, stop, calls) = (
+                fired.clone(),
+                self.interrupter.python.clone(),
+                self.calls.clone(),
+            );
             tokio::spawn(async move {
                 tokio::time::sleep(l).await;
-                fired.store(true, std::sync::atomic::Ordering::SeqCst);
-                cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+                if calls.load(SeqCst) == call_no {
+                    fired.store(true, SeqCst);
+                    cancel.store(true, SeqCst);
+                    stop.send_replace(true);
+                }
             })
+            .abort_handle()
         });
         // Not aborted when this future is dropped (that would lose the shell's state with
         // the task): the guard interrupts the call and the task puts the shell back.
         let mut guard = CallGuard {
             interrupter: None,
-            timer: timer.map(|t| t.abort_handle()),
+            timer,
+            calls: self.calls.clone(),
         };
         let (tx, rx) = tokio::sync::oneshot::channel();
         executor::detach(async move {
@@ -342,6 +382,7 @@ impl Shell {
                 None => (Err(bashkit::Error::Cancelled), (Vec::new(), Vec::new())),
             };
             drop(slot);
+            drop(hold);
             let _ = tx.send(r);
         })
         .map_err(|e| ShellFault(e.to_string()))?;
@@ -359,9 +400,9 @@ impl Shell {
             return Err(ShellFault("the call was interrupted".into()));
         }
         let timeout = limit.unwrap_or(self.settings.timeout);
-        if fired.load(std::sync::atomic::Ordering::SeqCst)
-            && matches!(run, Err(bashkit::Error::Cancelled))
-        {
+        if fired.load(SeqCst) {
+            // Past the per-call limit: a timeout, however the script ended after it.
+            lock(&self.faults).take();
             let (out, err) = partial;
             return Ok(CommandResult {
                 exit_code: 124,
@@ -414,11 +455,12 @@ impl Shell {
     }
 }
 
-/// Ends a shell call's helpers: its timer always, and the call itself (interrupted) when the
-/// caller stopped waiting for it.
+/// Ends a shell call's helpers: its timer always (and any late firing of it, by moving the
+/// call count on), and the call itself (interrupted) when the caller stopped waiting for it.
 struct CallGuard {
     interrupter: Option<Interrupter>,
     timer: Option<tokio::task::AbortHandle>,
+    calls: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Drop for CallGuard {
@@ -428,6 +470,8 @@ impl Drop for CallGuard {
         }
         if let Some(i) = self.interrupter.take() {
             i.interrupt();
+        } else {
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
     }
 }

@@ -188,6 +188,10 @@ def test_keyed_session_calls_carry_the_key_header(scripted):
     assert h.session_keys == ["rollout-3"] * 5
     c.create().exec("true")
     assert h.session_keys[5:] == [None, None]
+    # Any key becomes a valid header value (percent-encoded).
+    h.script = [(201, {}, {"id": "sb-9", "key": "日本 a/b", "created": True})]
+    c.create(key="日本 a/b")
+    assert h.session_keys[-1] == "%E6%97%A5%E6%9C%AC%20a%2Fb"
 
 
 def test_connection_refused_is_a_connection_error():

@@ -191,7 +191,9 @@ class Client:
         if accept:
             headers["Accept"] = accept
         if session_key:
-            headers[SESSION_KEY_HEADER] = session_key
+            # Percent-encoded: any key the server takes becomes a valid header value, and the
+            # same key always gives the same value to hash on.
+            headers[SESSION_KEY_HEADER] = urllib.parse.quote(session_key, safe="")
         wait_for = self.timeout if timeout is None else timeout
         attempt = 0
         while True:
