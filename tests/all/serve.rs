@@ -982,15 +982,10 @@ async fn sigterm_finishes_the_call_in_flight_then_exits() {
     let c = http();
     let mut running = false;
     for _ in 0..200 {
-        let m = c
-            .get(format!("{base}/metrics"))
-            .send()
+        if metrics(&base)
             .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        if m.contains("llm_in_sandbox_calls_in_flight 1\n") {
+            .contains("llm_in_sandbox_calls_in_flight 1\n")
+        {
             running = true;
             break;
         }
