@@ -466,30 +466,32 @@ async fn http_needs_the_token_and_a_loopback_host() {
     assert!(!err && t.contains("ok\n"), "{t}");
 
     // DNS rebinding guard: another Host is refused unless the server allows any.
-    let r = client()
-        .post(format!("{}/mcp", srv.base))
-        .bearer_auth("s3cret")
-        .header("Host", "evil.example")
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .body(init.to_string())
-        .send()
-        .await
-        .expect("POST");
+    let r = initialize_as_host(&srv.base, "evil.example", Some("s3cret"), &init).await;
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     let open = start(ServeConfig {
         mcp_any_host: true,
         ..quiet()
     })
     .await;
-    let r = client()
-        .post(format!("{}/mcp", open.base))
-        .header("Host", "sandbox.example")
+    let r = initialize_as_host(&open.base, "sandbox.example", None, &init).await;
+    assert_eq!(r.status(), StatusCode::OK);
+}
+
+/// An MCP `initialize` POST naming `host` in its Host header.
+async fn initialize_as_host(
+    base: &str,
+    host: &str,
+    token: Option<&str>,
+    init: &serde_json::Value,
+) -> reqwest::Response {
+    let mut req = client()
+        .post(format!("{base}/mcp"))
+        .header("Host", host)
         .header("Accept", "application/json, text/event-stream")
         .header("Content-Type", "application/json")
-        .body(init.to_string())
-        .send()
-        .await
-        .expect("POST");
-    assert_eq!(r.status(), StatusCode::OK);
+        .body(init.to_string());
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    req.send().await.expect("POST")
 }

@@ -851,14 +851,7 @@ async fn load_512_clients_no_5xx_no_lost_response() {
         ok += o;
         bad.extend(b);
     }
-    let m = c
-        .get(format!("{}/metrics", srv.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let m = metrics(&srv.base).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let after = rss_mib();
     eprintln!(

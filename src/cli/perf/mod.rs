@@ -141,6 +141,18 @@ fn fresh_call<'a>(
 /// A table row: what, its median, and an optional baseline to compare with.
 type Row = (String, Duration, Option<(Duration, &'static str)>);
 
+/// The rows as a Markdown table (median, and the ratio to the row's baseline).
+fn print_rows(rows: &[Row]) {
+    println!("| measurement | median | ratio |");
+    println!("|---|---|---|");
+    for (name, d, base) in rows {
+        let ratio = base
+            .map(|(b, what)| format!("{:.3}x {what}", d.as_secs_f64() / b.as_secs_f64()))
+            .unwrap_or_default();
+        println!("| {name} | {} | {ratio} |", ms(*d));
+    }
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v.get(v.len() / 2).copied().unwrap_or_default()
@@ -245,14 +257,7 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         density(&runtime, &rt, count)?;
     }
 
-    println!("| measurement | median | ratio |");
-    println!("|---|---|---|");
-    for (name, d, base) in &rows {
-        let ratio = base
-            .map(|(b, what)| format!("{:.3}x {what}", d.as_secs_f64() / b.as_secs_f64()))
-            .unwrap_or_default();
-        println!("| {name} | {} | {ratio} |", ms(*d));
-    }
+    print_rows(&rows);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -17,7 +17,7 @@ use llm_in_sandbox::packages::{self, PipSettings, Requirement};
 use llm_in_sandbox::runtime::{Runtime, RuntimeConfig};
 use llm_in_sandbox::sandbox::{NetworkPolicy, Sandbox};
 
-use super::{Row, fresh_call, median, ms, repeat};
+use super::{Row, fresh_call, median, print_rows, repeat};
 use crate::cli::GlobalArgs;
 
 /// GETs per process in the HTTP rows (their mean is one sample).
@@ -36,14 +36,7 @@ pub fn run(
     math_verify_rows(global, runtime, rt, n, &mut rows)?;
     install_rows(runtime, rt, n, &mut rows)?;
     http_rows(runtime, rt, n, native_python, &mut rows)?;
-    println!("| measurement | median | ratio |");
-    println!("|---|---|---|");
-    for (name, d, base) in &rows {
-        let ratio = base
-            .map(|(b, what)| format!("{:.3}x {what}", d.as_secs_f64() / b.as_secs_f64()))
-            .unwrap_or_default();
-        println!("| {name} | {} | {ratio} |", ms(*d));
-    }
+    print_rows(&rows);
     Ok(ExitCode::SUCCESS)
 }
 
