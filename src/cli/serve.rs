@@ -60,6 +60,11 @@ pub(crate) struct ServeArgs {
     /// One line per request on stderr.
     #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set, value_name = "on|off")]
     access_log: bool,
+    /// After this many seconds without a sandbox call, give back the memory idle instance
+    /// slots keep so that the next call starts without page faults (the first call after
+    /// pays about 2 ms once); 0: never, keep it.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    release_idle_after: f64,
 }
 
 /// The limits and network policy of every sandbox a server makes (`serve` and `mcp`); a
@@ -145,6 +150,11 @@ impl ServeArgs {
             max_lifetime: secs("max-lifetime", self.max_lifetime)?,
             grace: secs("grace", self.grace)?,
             access_log: self.access_log,
+            release_idle_after: match Duration::try_from_secs_f64(self.release_idle_after) {
+                Ok(d) if d.is_zero() => None,
+                Ok(d) => Some(d),
+                Err(_) => bail!("--release-idle-after must be a number of seconds (0: never)"),
+            },
             // Off loopback (a token is required there) clients name the host as they like.
             mcp_any_host: !self.bind.ip().is_loopback(),
         })

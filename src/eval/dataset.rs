@@ -404,6 +404,18 @@ impl TaskSpec {
         } else {
             None
         };
+        let req_path = dir.join("requirements.txt");
+        let requirements = if req_path.is_file() {
+            crate::packages::read_requirements(&req_path).map_err(|e| TaskError::Invalid {
+                path: req_path.clone(),
+                detail: format!(
+                    "{e} (a task's requirements.txt may hold only NAME[==VERSION] lines: its \
+                     pure-Python packages are installed into each episode's sandbox)"
+                ),
+            })?
+        } else {
+            Vec::new()
+        };
         let reward = dir.join("reward.py");
         let scorer_name = text("scorer")?;
         let scorer = match scorer_name.as_deref() {
@@ -412,6 +424,7 @@ impl TaskSpec {
                 source: read(&reward)?,
                 path: Some(reward.clone()),
                 host: false,
+                requirements: requirements.clone(),
             }),
             name => {
                 let name = name.unwrap_or("exact");
@@ -428,18 +441,6 @@ impl TaskSpec {
                 dir.display()
             ));
         }
-        let req_path = dir.join("requirements.txt");
-        let requirements = if req_path.is_file() {
-            crate::packages::read_requirements(&req_path).map_err(|e| TaskError::Invalid {
-                path: req_path.clone(),
-                detail: format!(
-                    "{e} (a task's requirements.txt may hold only NAME[==VERSION] lines: its \
-                     pure-Python packages are installed into each episode's sandbox)"
-                ),
-            })?
-        } else {
-            Vec::new()
-        };
         let vanilla = dir.join("vanilla_llm_prompt.py");
         let name = text("name")?.unwrap_or_else(|| {
             dir.file_name()

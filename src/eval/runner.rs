@@ -572,14 +572,20 @@ pub async fn run(
             task.name
         )));
     }
+    // The task's packages go into each episode's sandbox and into the sandbox its reward.py
+    // or vanilla_llm_prompt.py runs in.
+    let in_wasm =
+        |s: &super::score::Scorer| matches!(s, super::score::Scorer::Reward(r) if !r.host);
+    if !task.requirements.is_empty()
+        && (settings.mode == Mode::Sandbox || in_wasm(&task.scorer) || task.llm_prompt_py.is_some())
+    {
+        prepare_requirements(&runtime, task, &settings).await?;
+    }
     if let super::score::Scorer::Reward(script) = &task.scorer {
         // As the reference: one call before the run, so a missing package stops it here.
         super::score::check_reward(script, &runtime)
             .await
             .map_err(RunError::Reward)?;
-    }
-    if !task.requirements.is_empty() && settings.mode == Mode::Sandbox {
-        prepare_requirements(&runtime, task, &settings).await?;
     }
     // One HTTP client (one connection pool) for every episode of the run.
     let client = Client::new(settings.llm.clone())?;
@@ -1088,6 +1094,7 @@ async fn plain_llm(
                 source: source.clone(),
                 path: task.dir.as_ref().map(|d| d.join("vanilla_llm_prompt.py")),
                 host: matches!(&task.scorer, super::score::Scorer::Reward(r) if r.host),
+                requirements: task.requirements.clone(),
             };
             super::score::create_prompt(&script, row, &shared.runtime).await?
         }

@@ -41,6 +41,9 @@ pub struct RewardScript {
     pub path: Option<PathBuf>,
     /// Run with the host's `python3` (trusted task code; the answer is passed as data).
     pub host: bool,
+    /// The task's `requirements.txt`: installed (pure-Python wheels, from the cache every
+    /// sandbox shares) into the sandbox the script runs in. Not used with `host`.
+    pub requirements: Vec<crate::packages::Requirement>,
 }
 
 /// A score or why there is none.
@@ -234,6 +237,7 @@ async fn math(answer: &str, truth: &str, runtime: &Arc<Runtime>) -> Score {
         &[("check.py", SYMBOLIC), ("input.json", input.as_str())],
         &["check.py"],
         "",
+        &[],
     )
     .await
     {
@@ -327,8 +331,10 @@ async fn run_task_code(
             &files,
             &["runner.py", "request.json"],
             "result.json",
+            &script.requirements,
         )
-        .await?
+        .await
+        .map_err(|e| format!("{file}: {e}"))?
     };
     let Value::Object(out) = serde_json::from_str::<Value>(&out)
         .map_err(|_| format!("{file} left no result (its output: {})", short(&out)))?
@@ -347,8 +353,9 @@ async fn run_task_code(
             let advice = if script.host {
                 format!("install it (python3 -m pip install {module})")
             } else {
-                "run it with the host's Python (--reward-python host, with the package \
-                 installed there)"
+                "if it is pure Python, list its package in the task's requirements.txt or add \
+                 it with `llm-in-sandbox setup --with PACKAGE`; otherwise run the script with \
+                 the host's Python (--reward-python host, with the package installed there)"
                     .into()
             };
             return Err(format!(
@@ -483,6 +490,7 @@ async fn run_python(
     files: &[(&str, &str)],
     args: &[&str],
     result: &str,
+    requirements: &[crate::packages::Requirement],
 ) -> Result<String, String> {
     // Directory work (temporary folders, files in, removal) off the async threads.
     let runtime = runtime.clone();
@@ -508,6 +516,12 @@ async fn run_python(
     })
     .await
     .map_err(|e| e.to_string())??;
+    if !requirements.is_empty() {
+        sandbox
+            .pip_install(requirements.to_vec(), Duration::from_secs(300))
+            .await
+            .map_err(|e| format!("cannot install the task's requirements.txt: {e}"))?;
+    }
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let r = sandbox.python(&args, b"").await;
     let result = result.to_string();

@@ -22,6 +22,10 @@ pub struct Metrics {
     pub reaped: AtomicU64,
     /// Sessions created.
     pub created: AtomicU64,
+    /// Times idle memory was given back (`--release-idle-after`).
+    pub releases: AtomicU64,
+    /// Bytes of instance-slot memory given back in all.
+    pub released_bytes: AtomicU64,
     /// Requests answered, by status class.
     pub responses: [AtomicU64; 5],
     calls: AtomicU64,
@@ -49,8 +53,8 @@ impl Metrics {
         self.responses[class].fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The Prometheus text.
-    pub fn render(&self) -> String {
+    /// The Prometheus text; `kept_bytes` is what idle instance slots keep resident now.
+    pub fn render(&self, kept_bytes: u64) -> String {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let mut s = String::new();
         let mut one = |name: &str, kind: &str, help: &str, v: u64| {
@@ -85,6 +89,24 @@ impl Metrics {
             "counter",
             "Sessions created.",
             g(&self.created),
+        );
+        one(
+            "llm_in_sandbox_kept_bytes",
+            "gauge",
+            "Guest memory idle instance slots keep resident for the next call.",
+            kept_bytes,
+        );
+        one(
+            "llm_in_sandbox_memory_releases_total",
+            "counter",
+            "Times the memory kept by idle slots was given back after a quiet spell.",
+            g(&self.releases),
+        );
+        one(
+            "llm_in_sandbox_memory_released_bytes_total",
+            "counter",
+            "Bytes of idle slot memory given back.",
+            g(&self.released_bytes),
         );
         let _ = writeln!(
             s,
@@ -133,7 +155,7 @@ mod tests {
         m.observe_call(Duration::from_micros(800));
         m.observe_call(Duration::from_millis(30));
         m.observe_call(Duration::from_secs(100));
-        let t = m.render();
+        let t = m.render(0);
         assert!(
             t.contains("llm_in_sandbox_call_seconds_bucket{le=\"0.001\"} 1\n"),
             "{t}"

@@ -35,7 +35,8 @@ use metrics::Metrics;
 use sessions::Sessions;
 
 /// How the server runs. Defaults: no token, the default sandbox settings, 1,000 sessions,
-/// 256 calls in flight (4,096 more waiting up to 30 s for a slot), 64 MiB bodies, 10 minutes idle TTL, 24 h lifetime, 30 s grace.
+/// 256 calls in flight (4,096 more waiting up to 30 s for a slot), 64 MiB bodies, 10 minutes idle TTL, 24 h lifetime, 30 s grace,
+/// idle memory given back after 10 s without calls.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
     /// Bearer token every request but `/healthz` must carry; `None`: no auth (loopback only).
@@ -60,6 +61,9 @@ pub struct ServeConfig {
     pub grace: Duration,
     /// One line per request on stderr.
     pub access_log: bool,
+    /// After this long without a sandbox call, give back the memory idle instance slots
+    /// keep for fast restarts (`None`: keep it).
+    pub release_idle_after: Option<Duration>,
     /// Whether `/mcp` accepts any `Host` header; otherwise only loopback names (`localhost`,
     /// `127.0.0.1`, `::1`), a guard against DNS rebinding. Set it when serving off loopback.
     pub mcp_any_host: bool,
@@ -79,6 +83,7 @@ impl Default for ServeConfig {
             max_lifetime: Duration::from_secs(24 * 3600),
             grace: Duration::from_secs(30),
             access_log: true,
+            release_idle_after: Some(Duration::from_secs(10)),
             mcp_any_host: false,
         }
     }
@@ -229,7 +234,8 @@ impl Server {
             .with_state(self.clone())
     }
 
-    /// Delete expired sessions every second until the server is dropped.
+    /// Every second until the server is dropped: delete expired sessions, and once no call
+    /// has run for [`ServeConfig::release_idle_after`], give back the memory idle slots keep.
     pub fn start_reaper(self: &Arc<Self>) {
         let weak = Arc::downgrade(self);
         tokio::spawn(async move {
@@ -238,8 +244,27 @@ impl Server {
                 t.tick().await;
                 let Some(srv) = weak.upgrade() else { return };
                 srv.sessions.reap();
+                if let Some(idle) = srv.config.release_idle_after {
+                    srv.release_idle_memory(idle).await;
+                }
             }
         });
+    }
+
+    async fn release_idle_memory(&self, idle: Duration) {
+        let rt = self.runtime.clone();
+        // madvise over many slots and malloc_trim take milliseconds: off the async threads.
+        let Ok(Some(bytes)) =
+            tokio::task::spawn_blocking(move || rt.release_idle_memory(idle)).await
+        else {
+            return;
+        };
+        if bytes > 0 {
+            self.metrics.releases.fetch_add(1, Ordering::Relaxed);
+            self.metrics
+                .released_bytes
+                .fetch_add(bytes, Ordering::Relaxed);
+        }
     }
 
     /// Serve on `listener` until `shutdown` resolves; then stop accepting, let calls in flight
@@ -339,7 +364,7 @@ async fn access(State(srv): State<Arc<Server>>, req: Request, next: Next) -> Res
 async fn metrics_text(State(srv): State<Arc<Server>>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        srv.metrics.render(),
+        srv.metrics.render(srv.runtime.kept_bytes()),
     )
         .into_response()
 }

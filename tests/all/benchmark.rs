@@ -134,6 +134,7 @@ async fn reward_py_runs_in_wasm_and_a_failing_one_is_an_error() {
             source: good.into(),
             path: None,
             host: false,
+            requirements: Vec::new(),
         }),
     );
     let out = runner::run(
@@ -158,6 +159,7 @@ async fn reward_py_runs_in_wasm_and_a_failing_one_is_an_error() {
             source: bad.into(),
             path: None,
             host: false,
+            requirements: Vec::new(),
         }),
     );
     let out = runner::run(

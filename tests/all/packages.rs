@@ -730,6 +730,29 @@ async fn a_task_folders_requirements_are_installed_into_each_episode() {
     .unwrap();
     assert_eq!(t["installed"][0]["name"], "lisreq", "{t}");
 
+    // A reward.py that imports the task's package gets it in the sandbox it runs in.
+    write(
+        "reward.py",
+        "import lisreq\n\
+         def compute_score(agent_answer, ground_truth, **kwargs):\n\
+         \x20   return 1.0 if agent_answer.strip() == str(lisreq.ANSWER) == ground_truth else 0.0\n",
+    );
+    let scored = TaskSpec::from_dir(task_dir.path()).await.expect("task");
+    assert_eq!(scored.scorer.name(), "reward.py");
+    let reward_dir = tempfile::tempdir().unwrap();
+    let out = runner::run(
+        rt.clone(),
+        &scored,
+        rows.clone(),
+        settings(reward_dir.path()),
+    )
+    .await
+    .expect("run scored by reward.py");
+    let s = &out.summary;
+    assert_eq!(s["overall"]["errors"], 0, "{s}");
+    assert_eq!(s["overall"]["mean_score"], 1.0, "{s}");
+    std::fs::remove_file(task_dir.path().join("reward.py")).unwrap();
+
     // pip off: refused before any row, saying why.
     let off_dir = tempfile::tempdir().unwrap();
     let mut off = settings(off_dir.path());

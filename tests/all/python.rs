@@ -257,6 +257,92 @@ async fn the_host_door_gives_user_code_nothing() {
     }
 }
 
+/// The memory idle slots keep for fast restarts goes back to the system once the runtime has
+/// been quiet long enough, never while a call runs, once per quiet spell; and the slots still
+/// start clean from the snapshot afterwards.
+#[tokio::test(flavor = "multi_thread")]
+async fn idle_slots_give_their_memory_back_and_still_start_clean() {
+    use std::time::Duration;
+    let setup = crate::common::setup_options();
+    let mut config = llm_in_sandbox::runtime::RuntimeConfig::new(setup.cache_root.clone());
+    config.max_instances = 2;
+    runtime(); // the shared cache is ready: no second setup races it
+    let rt = tokio::task::spawn_blocking(move || {
+        llm_in_sandbox::load_runtime(&setup, &config, &|_| {}).map(std::sync::Arc::new)
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let sb = std::sync::Arc::new(
+        llm_in_sandbox::sandbox::Sandbox::builder(rt.clone())
+            .build()
+            .unwrap(),
+    );
+    let probe = "import json, sys\n\
+                 print('lis_mark' in sys.modules, json.__dict__.get('X'), sum(bytearray(3 << 20)))\n\
+                 sys.modules['lis_mark'] = json; json.X = 1";
+    let first = ok(&py(&sb, &["-c", probe]).await);
+    assert_eq!(first, "False None 0\n");
+    let kept = rt.kept_bytes();
+    if wasmtime::PoolingAllocationConfig::is_pagemap_scan_available() {
+        assert!(
+            kept > 1 << 20,
+            "a finished call's slot keeps its written pages: {kept}"
+        );
+    } else {
+        assert_eq!(kept, 0, "without PAGEMAP_SCAN nothing is kept");
+    }
+    assert_eq!(
+        rt.release_idle_memory(Duration::from_secs(3600)),
+        None,
+        "not quiet for an hour yet"
+    );
+
+    // A call in flight: nothing is released.
+    let ws = sb.workspace().host_path().to_path_buf();
+    let sb2 = sb.clone();
+    let running = tokio::spawn(async move {
+        py(
+            &sb2,
+            &[
+                "-c",
+                "import time; open('started', 'w').close(); time.sleep(1.5); print('done')",
+            ],
+        )
+        .await
+    });
+    let t0 = std::time::Instant::now();
+    while !ws.join("started").exists() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the call never started"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        rt.release_idle_memory(Duration::ZERO),
+        None,
+        "a call is running"
+    );
+    assert_eq!(ok(&running.await.unwrap()), "done\n");
+
+    let kept = rt.kept_bytes();
+    assert_eq!(rt.release_idle_memory(Duration::ZERO), Some(kept));
+    assert_eq!(rt.kept_bytes(), 0);
+    assert_eq!(
+        rt.release_idle_memory(Duration::ZERO),
+        Some(0),
+        "one release per quiet spell"
+    );
+    // Released slots start from the clean snapshot, and the next call keeps pages again.
+    for _ in 0..3 {
+        assert_eq!(ok(&py(&sb, &["-c", probe]).await), first);
+    }
+    if wasmtime::PoolingAllocationConfig::is_pagemap_scan_available() {
+        assert!(rt.kept_bytes() > 1 << 20);
+    }
+}
+
 #[tokio::test]
 async fn a_call_that_writes_a_lot_leaves_nothing_for_the_next() {
     // A call that writes more than a slot keeps resident (32 MiB) makes the slot release all

@@ -705,6 +705,9 @@ fn density(
     // Instance slots keep the pages a call wrote (reset in place, ready for the next call in
     // that slot) instead of releasing them; this shows what stays once the calls are over.
     let after = Memory::now().minus(before);
+    // What a quiet server does after `--release-idle-after`: the slots give their pages back.
+    let _ = runtime.release_idle_memory(Duration::ZERO);
+    let released = Memory::now().minus(before);
     drop(alive);
     println!(
         "\nDensity: {count} episodes (sandbox + shell) alive at once \
@@ -722,6 +725,10 @@ fn density(
         (
             "idle after the calls (slots keep their pages for reuse)",
             after,
+        ),
+        (
+            "idle, slots' pages given back (`release_idle_memory`)",
+            released,
         ),
     ] {
         println!(

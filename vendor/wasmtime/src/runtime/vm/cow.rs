@@ -747,6 +747,27 @@ impl MemoryImageSlot {
         self.dirty
     }
 
+    /// llm-in-sandbox: release the pages a clean (reset) slot keeps resident.
+    ///
+    /// A clean slot holds the image's contents over a private copy-on-write
+    /// mapping of the image and zeros past it, so dropping every page below
+    /// `accessible` with `MADV_DONTNEED` leaves the same contents: the image's
+    /// pages come back from the image and the rest as zeros, on next touch.
+    #[cfg(all(target_os = "linux", feature = "pooling-allocator"))]
+    pub(crate) fn release_resident(&mut self) -> Result<()> {
+        assert!(!self.dirty);
+        if self.accessible.is_zero() {
+            return Ok(());
+        }
+        unsafe {
+            vm::decommit_pages(&[vm::iovec {
+                iov_base: self.base.as_mut_ptr().cast(),
+                iov_len: self.accessible.byte_count(),
+            }])?;
+        }
+        Ok(())
+    }
+
     /// Map anonymous zeroed memory across the whole slot,
     /// inaccessible. Used both during instantiate and during drop.
     pub(crate) fn reset_with_anon_memory(&mut self) -> Result<()> {

@@ -590,6 +590,35 @@ impl ModuleAffinityIndexAllocator {
             .map(|s| s.0.lock().unwrap().unused_bytes_resident)
             .sum()
     }
+
+    /// llm-in-sandbox: the unused slots that still keep pages resident.
+    pub fn unused_with_resident(&self) -> Vec<SlotId> {
+        let mut ret = Vec::new();
+        for shard in self.shard_ids() {
+            let inner = self.shard(shard).lock().unwrap();
+            for (i, state) in inner.slot_state.iter().enumerate() {
+                if let SlotState::UnusedWarm(u) = state {
+                    if u.bytes_resident > 0 {
+                        ret.push(self.global_id(shard, SlotId(i as u32)));
+                    }
+                }
+            }
+        }
+        ret
+    }
+
+    /// llm-in-sandbox: record that the unused slot `id` no longer keeps pages
+    /// resident. Returns the bytes it was counted for (0 if it is in use now).
+    pub fn forget_resident(&self, id: SlotId) -> usize {
+        let (shard, local) = self.shard_of(id);
+        let mut inner = self.shard(shard).lock().unwrap();
+        let bytes = match &mut inner.slot_state[local.index()] {
+            SlotState::UnusedWarm(u) => mem::take(&mut u.bytes_resident),
+            _ => 0,
+        };
+        inner.unused_bytes_resident -= bytes;
+        bytes
+    }
 }
 
 impl Inner {

@@ -683,6 +683,35 @@ impl MemoryPool {
             .map(|i| i.allocator.unused_bytes_resident())
             .sum()
     }
+
+    /// llm-in-sandbox: release the pages that unused slots keep resident
+    /// (`linear_memory_keep_resident`), leaving each slot clean and affine to
+    /// its module. Returns the bytes released, as counted when the slots were
+    /// freed.
+    ///
+    /// Safe at any time: a slot is only touched while its image state is
+    /// locked and parked (`PreviouslyUsed`), so an allocation of it waits in
+    /// `take_memory_image_slot` and then finds a clean slot.
+    #[cfg(target_os = "linux")]
+    pub fn release_unused_resident(&self) -> usize {
+        let mut released = 0;
+        for (stripe_index, stripe) in self.stripes.iter().enumerate() {
+            for id in stripe.allocator.unused_with_resident() {
+                let index = StripedAllocationIndex(id.0)
+                    .as_unstriped_slot_index(stripe_index, self.stripes.len());
+                let mut state = self.image_slots[index.index()].lock().unwrap();
+                let ImageSlot::PreviouslyUsed(slot) = &mut *state else {
+                    continue;
+                };
+                if slot.release_resident().is_err() {
+                    // Unknown contents: the next use paves it with anonymous memory.
+                    *state = ImageSlot::Unknown;
+                }
+                released += stripe.allocator.forget_resident(id);
+            }
+        }
+        released
+    }
 }
 
 /// The index of a memory allocation within an `InstanceAllocator`.

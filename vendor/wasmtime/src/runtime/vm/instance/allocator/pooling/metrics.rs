@@ -70,6 +70,17 @@ impl PoolingAllocatorMetrics {
         self.allocator().memories.unused_bytes_resident()
     }
 
+    /// llm-in-sandbox: release the linear-memory pages that unused slots keep
+    /// resident (see `linear_memory_keep_resident`), for a process that has
+    /// gone idle and wants its memory back. Each slot stays clean and warm:
+    /// its next instance only faults its pages in again. Safe to call while
+    /// instances run; slots in use are not touched. Returns the bytes
+    /// released, as counted by [`Self::unused_memory_bytes_resident`].
+    #[cfg(target_os = "linux")]
+    pub fn release_unused_memory_resident(&self) -> usize {
+        self.allocator().memories.release_unused_resident()
+    }
+
     /// Returns the number of slots for tables in this allocator which are not
     /// currently in use but were previously used.
     ///
