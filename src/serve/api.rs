@@ -248,9 +248,11 @@ pub(super) async fn exec(
     let (tx, rx) = tokio::sync::mpsc::channel::<Value>(256);
     heartbeats(&tx);
     tokio::spawn(async move {
-        let _call = call;
         let mut tools = session.tools.lock().await;
         let shell = tools.shell_mut();
+        // As without streaming: a reader that goes away interrupts the call, which keeps its
+        // admission slot and its session busy until it has really ended.
+        let hold: Box<dyn std::any::Any + Send> = Box::new((call, session.again()));
         let out = tx.clone();
         let sink: crate::shell::OutputSink = Box::new(move |o, e| {
             for (kind, data) in [("stdout", o), ("stderr", e)] {
@@ -261,7 +263,13 @@ pub(super) async fn exec(
                 }
             }
         });
-        let last = match shell.exec_within(&req.command, Some(sink), limit).await {
+        let run = shell.exec_holding(&req.command, Some(sink), limit, Some(hold));
+        let outcome = tokio::select! {
+            r = run => r,
+            // Dropping `run` interrupts the call.
+            () = tx.closed() => return,
+        };
+        let last = match outcome {
             Ok(r) => {
                 let mut v = shell_result(&r, shell.cwd());
                 if let Some(o) = v.as_object_mut() {

@@ -171,6 +171,11 @@ fn api_refused(e: ApiError) -> CallToolResult {
 /// A shell call that the MCP client may cancel (`notifications/cancelled`): on cancel the call
 /// is interrupted and then awaited, so the session's shell stays whole. A failure is our fault
 /// unless the client cancelled.
+///
+/// The caller holds the session's tools lock, so the only other call the shell can be running
+/// is one whose caller already left (and which is being interrupted). The call may still be
+/// waiting for that one to end, and starting clears the interrupt flag, so the interrupt is
+/// repeated until the call has ended.
 async fn unless_cancelled<T, E: std::fmt::Display>(
     work: impl std::future::Future<Output = Result<T, E>>,
     ct: &CancellationToken,
@@ -180,9 +185,12 @@ async fn unless_cancelled<T, E: std::fmt::Display>(
     let r = tokio::select! {
         biased;
         r = &mut work => r,
-        () = ct.cancelled() => {
+        () = ct.cancelled() => loop {
             stop.interrupt();
-            work.await
+            tokio::select! {
+                r = &mut work => break r,
+                () = tokio::time::sleep(std::time::Duration::from_millis(20)) => {}
+            }
         }
     };
     r.map_err(|e| {

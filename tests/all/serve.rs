@@ -1109,6 +1109,53 @@ async fn an_abandoned_exec_is_interrupted_and_the_shell_survives() {
     assert!(m.contains("llm_in_sandbox_calls_in_flight 0\n"), "{m}");
 }
 
+/// A streamed exec whose reader goes away is interrupted like an abandoned plain one: the
+/// loop stops, the next call on the session runs in the same shell, and the slot is free.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_streamed_exec_whose_reader_leaves_is_interrupted() {
+    let srv = start(quiet()).await;
+    let id = new_session(&srv.base, json!({"limits": {"timeout_s": 120}})).await;
+    let url = format!("{}/v1/sandboxes/{id}/exec", srv.base);
+    let mut resp = http()
+        .post(&url)
+        .json(&json!({
+            "command": "cd /tmp; i=0; while true; do i=$((i+1)); echo $i > count; echo $i; sleep 0.05; done",
+            "stream": true,
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let first = resp.chunk().await.unwrap().unwrap_or_default();
+    assert!(
+        String::from_utf8_lossy(&first).contains("stdout"),
+        "{first:?}"
+    );
+    drop(resp);
+    let started = std::time::Instant::now();
+    let (st, v) = post(
+        &url,
+        json!({"command": "a=$(cat count); sleep 1; b=$(cat count); echo $a $b; pwd"}),
+    )
+    .await;
+    assert_eq!(st, StatusCode::OK, "{v}");
+    let out = v["stdout"].as_str().unwrap_or_default().to_string();
+    let words: Vec<&str> = out.split_whitespace().collect();
+    assert_eq!(words.len(), 3, "{v}");
+    assert_eq!(
+        words[0], words[1],
+        "the loop still ran after its reader left: {v}"
+    );
+    assert_eq!(words[2], "/tmp", "the same shell goes on: {v}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the abandoned stream was not interrupted ({:?})",
+        started.elapsed()
+    );
+    let m = metrics(&srv.base).await;
+    assert!(m.contains("llm_in_sandbox_calls_in_flight 0\n"), "{m}");
+}
+
 async fn metrics(base: &str) -> String {
     http()
         .get(format!("{base}/metrics"))

@@ -155,3 +155,44 @@ def test_mcp_cancelled_calls_stop_and_the_session_goes_on(server):
                         assert in_flight() == "llm_in_sandbox_calls_in_flight 0", tool
 
     anyio.run(main)
+
+
+def test_mcp_cancel_while_waiting_for_an_abandoned_http_call(server):
+    """An MCP call on a keyed sandbox that is cancelled while it still waits for an HTTP exec
+    whose client left (a ``sleep`` that runs out its time) is stopped as soon as it starts,
+    instead of running its loop to the command timeout."""
+    import json
+    import socket
+    import time
+    import urllib.request
+
+    key = "shared-" + uuid.uuid4().hex
+
+    def post(path: str, body: dict, timeout: float):
+        req = urllib.request.Request(
+            server.url + path, data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"}, method="POST",
+        )
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return json.loads(r.read())
+
+    sid = post("/v1/sandboxes", {"key": key}, 30)["id"]
+    with pytest.raises((socket.timeout, TimeoutError, OSError)):
+        post(f"/v1/sandboxes/{sid}/exec", {"command": "sleep 4"}, 1)
+
+    async def main():
+        with anyio.fail_after(90):
+            async with _http_client(server.url + "/mcp") as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    with anyio.move_on_after(1) as scope:
+                        await session.call_tool(
+                            "run_bash", {"command": "while true; do :; done", "sandbox": key}
+                        )
+                    assert scope.cancelled_caught
+                    started = time.monotonic()
+                    r = await session.call_tool("run_bash", {"command": "echo after", "sandbox": key})
+                    assert "after" in _text(r), _text(r)
+                    assert time.monotonic() - started < 20, "the cancelled loop ran on"
+
+    anyio.run(main)
