@@ -257,22 +257,28 @@ async fn the_host_door_gives_user_code_nothing() {
     }
 }
 
+/// A runtime of its own with two instance slots (from the shared cache), so calls keep
+/// reusing the same two.
+async fn two_slot_runtime() -> std::sync::Arc<llm_in_sandbox::runtime::Runtime> {
+    let setup = crate::common::setup_options();
+    let mut config = llm_in_sandbox::runtime::RuntimeConfig::new(setup.cache_root.clone());
+    config.max_instances = 2;
+    runtime(); // the shared cache is ready: no second setup races it
+    tokio::task::spawn_blocking(move || {
+        llm_in_sandbox::load_runtime(&setup, &config, &|_| {}).map(std::sync::Arc::new)
+    })
+    .await
+    .unwrap()
+    .unwrap()
+}
+
 /// The memory idle slots keep for fast restarts goes back to the system once the runtime has
 /// been quiet long enough, never while a call runs, once per quiet spell; and the slots still
 /// start clean from the snapshot afterwards.
 #[tokio::test(flavor = "multi_thread")]
 async fn idle_slots_give_their_memory_back_and_still_start_clean() {
     use std::time::Duration;
-    let setup = crate::common::setup_options();
-    let mut config = llm_in_sandbox::runtime::RuntimeConfig::new(setup.cache_root.clone());
-    config.max_instances = 2;
-    runtime(); // the shared cache is ready: no second setup races it
-    let rt = tokio::task::spawn_blocking(move || {
-        llm_in_sandbox::load_runtime(&setup, &config, &|_| {}).map(std::sync::Arc::new)
-    })
-    .await
-    .unwrap()
-    .unwrap();
+    let rt = two_slot_runtime().await;
     let sb = std::sync::Arc::new(
         llm_in_sandbox::sandbox::Sandbox::builder(rt.clone())
             .build()
@@ -349,16 +355,7 @@ async fn a_call_that_writes_a_lot_leaves_nothing_for_the_next() {
     // its memory; one that writes less has its pages copied back. Either way the next call
     // starts from the clean snapshot. A runtime with two slots (a finished call's instance may
     // still be being dropped when the next starts), so calls keep reusing the same two.
-    let setup = crate::common::setup_options();
-    let mut config = llm_in_sandbox::runtime::RuntimeConfig::new(setup.cache_root.clone());
-    config.max_instances = 2;
-    runtime(); // the shared cache is ready: no second setup races it
-    let one_slot = tokio::task::spawn_blocking(move || {
-        llm_in_sandbox::load_runtime(&setup, &config, &|_| {}).map(std::sync::Arc::new)
-    })
-    .await
-    .unwrap()
-    .unwrap();
+    let one_slot = two_slot_runtime().await;
     let sb = llm_in_sandbox::sandbox::Sandbox::builder(one_slot)
         .build()
         .unwrap();
