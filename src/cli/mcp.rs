@@ -47,6 +47,8 @@ pub(crate) fn run(global: &GlobalArgs, args: McpArgs) -> anyhow::Result<ExitCode
     let rt = super::tokio_runtime()?;
     rt.block_on(async move {
         let server = Server::new(runtime, config);
+        // Sessions live as long as the process; the reaper gives idle memory back.
+        server.start_reaper();
         let running = SandboxMcp::new(server)
             .serve(rmcp::transport::stdio())
             .await
