@@ -315,7 +315,11 @@ fn engine_config(cfg: &RuntimeConfig) -> Config {
         .table_elements(100_000)
         .max_core_instance_size(16 << 20)
         .max_tables_per_module(4)
-        .max_unused_warm_slots(16);
+        // Every slot may stay warm (its pages kept, see below): with a small cap, calls under
+        // concurrency kept landing on cold slots and faulted their pages in again (~30 faults
+        // per `/run_code` at 64 clients, ~6 with this; README). A quiet server gives the warm
+        // slots' memory back (`Runtime::release_idle_memory`).
+        .max_unused_warm_slots(cfg.max_instances.saturating_mul(2));
     // Where the kernel can tell which pages a finished instance wrote (PAGEMAP_SCAN, Linux
     // 6.7+), put just those back from the image and keep them mapped: the next instance in
     // the slot then starts without page faults. Without it, `keep_resident` would copy the
