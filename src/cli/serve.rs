@@ -62,7 +62,7 @@ pub(crate) struct ServeArgs {
     access_log: bool,
     /// After this many seconds without a sandbox call, give back the memory idle instance
     /// slots keep so that the next call starts without page faults (the first call after
-    /// pays about 2 ms once); 0: never, keep it.
+    /// pays a few ms once); 0: never, keep it.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     release_idle_after: f64,
 }

@@ -612,10 +612,11 @@ impl Runtime {
     /// Give memory back once the runtime has gone quiet: when no call is running and none has
     /// run for `idle`, release the pages the idle instance slots keep (see
     /// [`Runtime::kept_bytes`]) and return the allocator's free heap memory to the system.
-    /// The next call in each slot faults its pages in again (about 2 ms once), then runs as
-    /// fast as before. Returns the slot bytes released (0 when this quiet spell was already
-    /// released), or `None` when the runtime is busy or not idle long enough. Safe at any
-    /// time: a call that starts meanwhile is not disturbed.
+    /// The next call in each slot faults its pages in again (a few ms once: `perf`'s row for
+    /// `print(1)` just after a numpy call measures such a slot), then runs as fast as before.
+    /// Returns the slot bytes released (0 when this quiet spell was already released), or
+    /// `None` when the runtime is busy or not idle long enough. Safe at any time: a call that
+    /// starts meanwhile is not disturbed.
     pub fn release_idle_memory(&self, idle: Duration) -> Option<u64> {
         if self.slots.available_permits() < self.max_instances as usize {
             return None;

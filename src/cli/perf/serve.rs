@@ -37,6 +37,9 @@ struct Load {
     count: usize,
     /// Non-200 answers, transport errors, or a status other than `Success`.
     errors: usize,
+    /// Minor page faults of this process in the measured window (the baseline's child
+    /// processes are not counted: only meaningful for our server).
+    faults: u64,
 }
 
 /// Serve `router` on a free loopback port until `stop` fires; its base URL.
@@ -165,6 +168,12 @@ async fn load(
             })
         })
         .collect();
+    let window = tokio::spawn(async move {
+        tokio::time::sleep_until(begin.into()).await;
+        let first = minor_faults();
+        tokio::time::sleep_until(end.into()).await;
+        minor_faults().saturating_sub(first)
+    });
     let mut latencies = Vec::new();
     let mut errors = 0;
     for t in tasks {
@@ -184,7 +193,15 @@ async fn load(
         p99: at(0.99),
         count: latencies.len(),
         errors,
+        faults: window.await.unwrap_or(0),
     }
+}
+
+/// Minor page faults of this process so far, all threads (children not included).
+fn minor_faults() -> u64 {
+    procfs::process::Process::myself()
+        .and_then(|p| p.stat())
+        .map_or(0, |s| s.minflt)
 }
 
 fn ms(d: Duration) -> String {
@@ -384,6 +401,16 @@ pub fn serve(
                 ms(b.p99),
                 b.errors,
                 b.count,
+            );
+        }
+        println!(
+            "\nMinor page faults per request in our server (all of this process's threads over \
+             each measured window; slots that keep their pages fault little):"
+        );
+        for (n, label, o, _) in &rows {
+            println!(
+                "- {n} client(s), {label}: {:.1}",
+                o.faults as f64 / o.count.max(1) as f64
             );
         }
         let first = rows
