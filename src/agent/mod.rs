@@ -7,6 +7,7 @@
 //! its role, and stays there; only the first tool call of a reply is run; a reply without one
 //! gets [`NO_TOOL_CALL`] as a user message.
 
+pub mod budget;
 pub mod prompt;
 pub mod setup;
 pub mod trajectory;
@@ -17,7 +18,8 @@ use serde_json::{Value, json};
 
 use crate::llm::{Client, LlmError, Message, ToolCall, Usage, tool_calls_in_content};
 use crate::runtime::executor;
-use crate::tools::{NO_TOOL_CALL, Toolbox, schemas};
+use crate::tools::{NO_TOOL_CALL, ToolModes, Toolbox, schemas};
+pub use budget::{Budget, count_tokens};
 pub use prompt::Prompts;
 pub use setup::{EpisodeSpec, SandboxSettings, SetupError, setup};
 use trajectory::{Action, Recorder, Step, StepMeta};
@@ -89,6 +91,29 @@ pub fn context_retry_max_tokens(message: &str, current: Option<u32>) -> Option<u
     }
 }
 
+/// Where an episode may differ from the reference's agent. The default is the reference's
+/// behaviour in every respect; each field is a named option of `run` and `benchmark`
+/// (`--shell persistent`, `--editor improved`, `--text-tool-calls`, `--budget server-usage`),
+/// recorded in `results.json`'s config and in each trajectory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Deviations {
+    /// The shell and the editor.
+    #[serde(flatten)]
+    pub tools: ToolModes,
+    /// Run a tool call written in the reply's text (`<tool_call>{...}</tool_call>`, a bare
+    /// JSON object) when the server did not parse it, and let a native call with no argument
+    /// text stand for `{}`. Default `false`: the reference nudges such a turn as one without a
+    /// call, and keeps a reply's further calls unanswered in the history where we keep only
+    /// the one that ran.
+    pub text_tool_calls: bool,
+    /// How the token budget is counted.
+    pub budget: Budget,
+    /// A benchmark row whose model call failed (past retries, or refused) is an error row.
+    /// Default `false`: as the reference, the episode ends there and its answer file is scored
+    /// (the failure is kept as the row's warning).
+    pub llm_error_rows: bool,
+}
+
 /// Settings of an episode.
 #[derive(Debug, Clone)]
 pub struct EpisodeSettings {
@@ -102,6 +127,12 @@ pub struct EpisodeSettings {
     pub max_tokens: Option<u32>,
     /// Prompts, and the folders they name (input files, the answer file read at the end).
     pub prompts: Prompts,
+    /// The `tools` array sent with every call. Default: our own definitions
+    /// ([`crate::tools::schemas`]); the commands send the reference's, read from its package
+    /// ([`crate::reference::Reference::tools`]).
+    pub tools: Value,
+    /// Where the episode differs from the reference's agent (nowhere by default).
+    pub deviations: Deviations,
 }
 
 impl Default for EpisodeSettings {
@@ -111,6 +142,8 @@ impl Default for EpisodeSettings {
             max_token_limit: 65_536,
             max_tokens: None,
             prompts: Prompts::default(),
+            tools: schemas(),
+            deviations: Deviations::default(),
         }
     }
 }
@@ -250,13 +283,14 @@ impl Episode {
                 Message::text("system", self.settings.prompts.system()),
                 Message::text("user", self.settings.prompts.instance(problem_statement)),
             ],
-            tools: schemas(),
+            tools: self.settings.tools.clone(),
             usage: Usage::default(),
             llm_time: Duration::ZERO,
             tool_time: Duration::ZERO,
             max_tokens: self.settings.max_tokens,
             step: 0,
         };
+        let budget = self.settings.deviations.budget;
         let stop = loop {
             if state.step >= self.settings.max_steps {
                 break StopReason::MaxSteps;
@@ -267,7 +301,22 @@ impl Episode {
                 content.push('\n');
                 content.push_str(&remaining);
             }
+            // The reference counts the conversation before each call and stops past the limit.
+            if budget == Budget::Reference {
+                let counted = count_tokens(&state.messages);
+                if counted > self.settings.max_token_limit {
+                    self.recorder.event(json!({"type": "budget", "step": state.step + 1, "tokens": counted, "limit": self.settings.max_token_limit}));
+                    self.say(&format!(
+                        "step {}: {counted} tokens in the conversation > {}; stopping",
+                        state.step + 1,
+                        self.settings.max_token_limit
+                    ));
+                    break StopReason::TokenLimit;
+                }
+            }
             state.step += 1;
+            // As the reference: a context-length retry shrinks `max_tokens` for this call only.
+            state.max_tokens = self.settings.max_tokens;
             let asked = loop {
                 match self.ask(&mut state).await {
                     Ok(Some(reply)) => break Ok(reply),
@@ -277,14 +326,18 @@ impl Episode {
             };
             let (msg, total_tokens, turn_time) = match asked {
                 Ok(reply) => reply,
-                Err(stop) => break stop,
+                Err(stop) => {
+                    // The turn was not taken.
+                    state.step -= 1;
+                    break stop;
+                }
             };
             match self.act(&mut state, msg, turn_time).await {
                 Ok(true) => break StopReason::Submitted,
                 Ok(false) => {}
                 Err(stop) => break stop,
             }
-            if total_tokens >= self.settings.max_token_limit {
+            if budget == Budget::ServerUsage && total_tokens >= self.settings.max_token_limit {
                 break StopReason::TokenLimit;
             }
         };
@@ -338,9 +391,11 @@ impl Episode {
         Ok(Some((reply.message, reply.usage.total_tokens, turn_time)))
     }
 
-    /// Run the reply's first tool call and answer it (the reference runs only the first; the
-    /// others are dropped from the history, so every call the model sees has its answer).
-    /// `Ok(true)`: submitted.
+    /// Run the reply's first tool call and answer it. As the reference: the assistant message
+    /// keeps every call the model made (only the first is answered); a reply without a call,
+    /// or whose first call's arguments are not JSON, gets [`NO_TOOL_CALL`] as a user message
+    /// and is a step of its own. With [`Deviations::text_tool_calls`]: a call written in the
+    /// text runs too, and only the call that ran is kept. `Ok(true)`: submitted.
     async fn act(
         &mut self,
         st: &mut Turns,
@@ -349,32 +404,75 @@ impl Episode {
     ) -> Result<bool, StopReason> {
         let step = st.step;
         let thought = msg.content.clone().unwrap_or_default();
+        // The server's reasoning text (`reasoning_content`, vLLM's `reasoning`), else a
+        // `thinking` field (the one the reference itself records).
+        let reasoning = msg
+            .reasoning
+            .clone()
+            .or_else(|| {
+                msg.provider_fields
+                    .as_ref()
+                    .and_then(|f| f.get("thinking"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+        let ours = self.settings.deviations.text_tool_calls;
         let native = !msg.tool_calls.is_empty();
-        let call: Option<ToolCall> = if native {
-            msg.tool_calls.first().cloned()
-        } else {
-            tool_calls_in_content(&thought).into_iter().next()
-        }
-        .map(|mut c| {
+        let with_id = |(i, mut c): (usize, ToolCall)| {
             if c.id.is_empty() {
-                c.id = format!("call_{step}_0");
+                c.id = format!("call_{step}_{i}");
             }
             c
-        });
+        };
+        let calls: Vec<ToolCall> = msg
+            .tool_calls
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(with_id)
+            .collect();
+        let mut call = calls.first().cloned();
+        if call.is_none() && ours {
+            call = tool_calls_in_content(&thought)
+                .into_iter()
+                .next()
+                .map(|c| with_id((0, c)));
+        }
         st.messages.push(Message {
             role: "assistant".into(),
             content: msg.content.clone(),
-            tool_calls: if native {
-                call.iter().cloned().collect()
-            } else {
-                Vec::new()
+            tool_calls: match (native, ours) {
+                (false, _) => Vec::new(),
+                (true, true) => call.iter().cloned().collect(),
+                (true, false) => calls,
             },
             tool_call_id: None,
-            reasoning: None,
+            reasoning: msg.reasoning.clone(),
+            provider_fields: msg.provider_fields.clone(),
         });
+        // The reference reads a call whose arguments do not parse as no call at all.
+        let call =
+            call.filter(|c| ours || serde_json::from_str::<Value>(&c.function.arguments).is_ok());
         let Some(call) = call else {
             self.say(&format!("step {step}: no tool call"));
             st.messages.push(Message::text("user", NO_TOOL_CALL));
+            self.recorder.step(Step {
+                thought,
+                reasoning_content: reasoning,
+                action: Action {
+                    function: String::new(),
+                    parameters: json!({}),
+                },
+                observation: NO_TOOL_CALL.into(),
+                metadata: StepMeta {
+                    step,
+                    exec_time: turn_time.as_secs_f64(),
+                    llm_time: turn_time.as_secs_f64(),
+                    tool_time: 0.0,
+                    exit_code: None,
+                },
+            });
             return Ok(false);
         };
         let out = match self
@@ -413,6 +511,7 @@ impl Episode {
         ));
         self.recorder.step(Step {
             thought,
+            reasoning_content: reasoning,
             action: Action {
                 function: call.function.name.clone(),
                 parameters: serde_json::from_str(&call.function.arguments)
@@ -421,8 +520,9 @@ impl Episode {
             observation: out.observation,
             metadata: StepMeta {
                 step,
-                exec_time: out.duration.as_secs_f64(),
+                exec_time: turn_time.as_secs_f64(),
                 llm_time: turn_time.as_secs_f64(),
+                tool_time: out.duration.as_secs_f64(),
                 exit_code: out.exit_code,
             },
         });
@@ -457,6 +557,8 @@ impl Episode {
             "tool_seconds": result.tool_seconds,
             "total_seconds": result.total_seconds,
             "installed": installed,
+            "settings": self.settings.deviations,
+            "metadata": {"total_steps": result.steps},
         });
         if let Err(e) = self.recorder.finish(summary).await {
             let why = format!("the trajectory is incomplete: {e}");

@@ -156,6 +156,61 @@ fn in_workspace(what: &'static str, guest: &str) -> Result<String, SetupError> {
     Ok(rel.trim_start_matches('/').to_string())
 }
 
+/// What `git init` leaves in an empty folder (git 2.39, as in the reference's image), as
+/// (path under `.git/`, contents); a path ending in `/` is a folder.
+const GIT_INIT: &[(&str, &str)] = &[
+    ("branches/", ""),
+    ("hooks/", ""),
+    ("info/", ""),
+    ("objects/info/", ""),
+    ("objects/pack/", ""),
+    ("refs/heads/", ""),
+    ("refs/tags/", ""),
+    ("HEAD", "ref: refs/heads/master\n"),
+    (
+        "config",
+        "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n",
+    ),
+    (
+        "description",
+        "Unnamed repository; edit this file 'description' to name the repository.\n",
+    ),
+    (
+        "info/exclude",
+        "# git ls-files --others --exclude-from=.git/info/exclude\n# Lines that start with '#' are comments.\n# For a project mostly in C, the following would be a good set of\n# exclude patterns (uncomment them if you want to use them):\n# *.[oa]\n# *~\n",
+    ),
+];
+
+/// The workspace as the reference's container starts every episode: `/testbed/input`,
+/// `/testbed/output` and the empty repository `git init` makes in `/testbed`, so the model's
+/// first `ls -a` sees what it would see there.
+fn reference_layout(sandbox: &Sandbox) -> Result<(), SetupError> {
+    let dir = sandbox.workspace().dir();
+    let failed = |path: &str, source: std::io::Error| {
+        SandboxError::Workspace(crate::workspace::WorkspaceError::File {
+            action: "create",
+            path: format!("{GUEST_WORKSPACE}/{path}"),
+            source,
+        })
+    };
+    for folder in ["input", "output"] {
+        dir.create_dir_all(folder).map_err(|e| failed(folder, e))?;
+    }
+    // A workspace that already has a repository keeps it (`git init` would not change it).
+    if dir.symlink_metadata(".git").is_ok() {
+        return Ok(());
+    }
+    for (path, text) in GIT_INIT {
+        let full = format!(".git/{path}");
+        if let Some(folder) = full.strip_suffix('/') {
+            dir.create_dir_all(folder).map_err(|e| failed(folder, e))?;
+        } else {
+            sandbox.write_workspace_file(&full, text.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
 /// Make a ready episode: the sandbox and its shell, the input files (charged to the quota),
 /// the prompts' output folder, the recorder. File work runs on the sandbox threads.
 ///
@@ -180,6 +235,7 @@ fn setup_here(
     let output_dir = in_workspace("output folder", &prompts.output_dir)?;
     in_workspace("answer file", &prompts.answer_file)?;
     let sandbox = spec.sandbox.sandbox(runtime, spec.workspace)?;
+    reference_layout(&sandbox)?;
     if !output_dir.is_empty() {
         sandbox
             .workspace()
@@ -209,7 +265,7 @@ fn setup_here(
         })?;
     Ok(Episode::new(
         client,
-        Toolbox::new(shell),
+        Toolbox::with_modes(shell, spec.episode.deviations.tools),
         spec.episode,
         recorder,
     ))

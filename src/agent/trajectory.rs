@@ -13,11 +13,15 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-/// One step in the reference system's `trajectory.json` shape.
+/// One step (one model turn) in the reference system's `trajectory.json` shape. A turn
+/// without a usable tool call is a step too, with `function` `""` and the nudge as its
+/// observation, as there.
 #[derive(Debug, Clone, Serialize)]
 pub struct Step {
     /// The model's text before its tool call.
     pub thought: String,
+    /// The reasoning the server returned beside the text (`reasoning_content`), or `""`.
+    pub reasoning_content: String,
     /// The call.
     pub action: Action,
     /// What the model was shown.
@@ -40,10 +44,12 @@ pub struct Action {
 pub struct StepMeta {
     /// 1-based step (model turn) number.
     pub step: u32,
-    /// Seconds the tool took.
+    /// Seconds the model call of this turn took (the reference's `exec_time`).
     pub exec_time: f64,
-    /// Seconds the model took for the turn that made this call.
+    /// The same as `exec_time`, under the name it had here before.
     pub llm_time: f64,
+    /// Seconds the tool took.
+    pub tool_time: f64,
     /// Exit code of `execute_bash`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
@@ -348,6 +354,7 @@ mod tests {
     fn step(n: u32) -> Step {
         Step {
             thought: String::new(),
+            reasoning_content: String::new(),
             action: Action {
                 function: "execute_bash".into(),
                 parameters: json!({}),
@@ -357,6 +364,7 @@ mod tests {
                 step: n,
                 exec_time: 0.0,
                 llm_time: 0.0,
+                tool_time: 0.0,
                 exit_code: None,
             },
         }

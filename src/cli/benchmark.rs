@@ -25,11 +25,20 @@ enum ModeArg {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum RewardPython {
+    /// In the sandbox; when the script's imports are missing there and the host's python3
+    /// has them, with the host's python3 (said on stderr). The default.
+    Auto,
     /// Inside the WebAssembly sandbox (nothing of the host is reachable).
     Sandbox,
     /// With the host's python3, as the reference does: trusted task code that may import what
     /// is installed on the host (math-verify, IFBench); the answer is passed as data.
     Host,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TaskFolders {
+    Reference,
+    Config,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -90,9 +99,12 @@ struct OutputArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchmarkArgs {
-    /// A task folder (ours or the reference's: config.yaml, reward.py, vanilla_llm_prompt.py)
-    /// or a shipped set (math, physics, chemistry/chem, biomedicine/biomed, long_context,
-    /// instruction_following/instruct_follow, demo). A folder of that name wins.
+    /// A task folder (ours or the reference's: config.yaml, reward.py, vanilla_llm_prompt.py),
+    /// or the name of one of the reference's own tasks (math, physics, chem, biomed,
+    /// long_context, instruct_follow, instruct_pretrain, demo: its task folder and its Hub
+    /// dataset, as `llm-in-sandbox benchmark --task NAME` runs it there), or one of our small
+    /// offline sets (quick-math, quick-physics, quick-chemistry, quick-biomedicine,
+    /// quick-long_context, quick-instruction_following, quick-demo). A folder of that name wins.
     #[arg(long, value_name = "NAME|DIR", required_unless_present = "data")]
     task: Option<String>,
     /// A bare data file (JSON lines, a JSON array or Parquet) of rows {id, domain,
@@ -117,8 +129,14 @@ pub struct BenchmarkArgs {
     )]
     num_workers: usize,
     /// Where the task's reward.py and vanilla_llm_prompt.py run.
-    #[arg(long, alias = "reward_python", value_enum, default_value = "sandbox")]
+    #[arg(long, alias = "reward_python", value_enum, default_value = "auto")]
     reward_python: RewardPython,
+    /// Which folders a task config with inline prompts uses. `reference` (default): the
+    /// reference runner's (/testbed, /testbed/documents, answer in /testbed/answer.txt),
+    /// whatever its working_dir/input_dir/output_dir say, since the reference ignores them
+    /// there; `config`: the config's own keys.
+    #[arg(long, value_enum, default_value = "reference", value_name = "WHICH")]
+    task_folders: TaskFolders,
     /// First row (0-based, inclusive).
     #[arg(long, alias = "start_id", default_value_t = 0, value_name = "N")]
     start_id: usize,
@@ -191,6 +209,10 @@ fn safe(s: &str) -> String {
         .collect()
 }
 
+/// The prefix of our own small task sets (`quick-math`, ...); a plain name is the reference's
+/// task of that name.
+pub const QUICK_PREFIX: &str = "quick-";
+
 pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode> {
     let rt = tokio_runtime()?;
     let mut task = match (&args.task, &args.data) {
@@ -203,7 +225,31 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         (Some(t), None) if std::path::Path::new(t).is_dir() => {
             rt.block_on(TaskSpec::from_dir(t.as_ref()))?
         }
-        (Some(t), None) => TaskSpec::builtin(t)?,
+        (Some(t), None) => match t.strip_prefix(QUICK_PREFIX) {
+            Some(name) => {
+                let mut task = TaskSpec::builtin(name)?;
+                task.name = t.clone();
+                task
+            }
+            None => {
+                let reference = global.reference()?;
+                let Some(dir) = reference.task_dir(t) else {
+                    bail!(
+                        "no task named {t:?}: the reference's tasks are {}; ours, small and \
+                         offline, are {}; or give a task folder or --data FILE",
+                        reference.task_names().join(", "),
+                        eval::BUILTIN_TASKS
+                            .iter()
+                            .map(|(n, _, _)| format!("{QUICK_PREFIX}{n}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                };
+                let mut task = rt.block_on(TaskSpec::from_dir(&dir))?;
+                task.name = t.clone();
+                task
+            }
+        },
         (None, None) => bail!("give --task NAME|DIR or --data FILE"),
     };
     for w in &task.warnings {
@@ -211,6 +257,14 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
     }
     if let Scorer::Reward(script) = &mut task.scorer {
         script.host = matches!(args.reward_python, RewardPython::Host);
+    }
+    if args.task_folders == TaskFolders::Reference && task.inline_folders {
+        eprintln!(
+            "llm-in-sandbox: note: task {}: its config's working_dir/input_dir/output_dir are \
+             not used with inline prompts, as in the reference (--task-folders config uses them)",
+            task.name
+        );
+        task.reference_folders();
     }
     let (rows, errors) = parse_jsonl(&task.data);
     for e in &errors {
@@ -256,7 +310,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
                 "{}_{}_{}_{}",
                 super::run::timestamp(),
                 safe(&task.name),
-                safe(&llm.model),
+                safe(&eval::runner::reference_llm_name(&llm.model)),
                 mode.folder_suffix()
             );
             if let Some(s) = shard {
@@ -294,6 +348,15 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         },
     };
     let runtime = global.load_runtime_using(args.num_workers, with.as_deref())?;
+    let mut episode = episode;
+    let mut llm = llm;
+    if mode == Mode::Sandbox {
+        let reference = global.reference()?;
+        episode.tools = super::run::reference_tools(&rt, &reference, &runtime, &episode)?;
+    } else if !args.model.request_timeout_given() {
+        llm.request_timeout =
+            std::time::Duration::from_secs_f64(super::run::REFERENCE_LLM_MODE_TIMEOUT);
+    }
     match progress {
         ProgressOutput::Off => {}
         ProgressOutput::Json => eprintln!(
@@ -328,6 +391,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         extra_config,
         sandbox,
         progress,
+        reward_python_auto: matches!(args.reward_python, RewardPython::Auto),
     };
     let outcome = rt.block_on(eval::runner::run(runtime, &task, rows, settings))?;
     if outcome.resumed > 0 && matches!(progress, ProgressOutput::Human { .. }) {

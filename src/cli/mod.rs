@@ -197,6 +197,19 @@ impl GlobalArgs {
         }
     }
 
+    /// The reference package (its prompts, tool definitions, task folders), fetched into the
+    /// cache on first use (saying so on stderr).
+    fn reference(&self) -> anyhow::Result<llm_in_sandbox::reference::Reference> {
+        let setup = self.setup_options();
+        let progress = |msg: &str| eprintln!("llm-in-sandbox: {msg}");
+        llm_in_sandbox::reference::Reference::ensure(
+            &setup.cache_root,
+            setup.source.as_deref(),
+            &progress,
+        )
+        .context("cannot get the reference package")
+    }
+
     /// Load the runtime, setting it up first if needed (and saying so on stderr).
     fn load_runtime(&self) -> anyhow::Result<Arc<Runtime>> {
         self.load_runtime_for(0)
@@ -269,12 +282,23 @@ fn tokio_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 fn setup(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let runtime = global.load_runtime()?;
+    let reference = global.reference()?;
+    tokio_runtime()?
+        .block_on(reference.tools(&runtime))
+        .context("cannot read the reference's tool definitions")?;
     let cache = artifacts::cache_root(global.cache_dir.as_deref());
     println!(
         "Python runtime ready in {:.1} s\n  artifacts: {}\n  cache:     {}",
         started.elapsed().as_secs_f64(),
         runtime.files().dir().display(),
         cache.display()
+    );
+    println!(
+        "  reference: {} ({}=={}; tasks: {})",
+        reference.root().display(),
+        llm_in_sandbox::reference::PIN.package,
+        llm_in_sandbox::reference::PIN.version,
+        reference.task_names().join(", ")
     );
     // `--with` on the command line is recorded, so later commands use the same layer without
     // repeating it; `LLM_IN_SANDBOX_WITH` applies to its own process only.

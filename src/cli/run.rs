@@ -9,11 +9,12 @@ use clap::Args;
 use serde_json::{Map, Value, json};
 
 use llm_in_sandbox::agent::{
-    EpisodeSettings, EpisodeSpec, Prompts, SandboxSettings, StopReason, setup,
+    Budget, Deviations, EpisodeSettings, EpisodeSpec, SandboxSettings, StopReason, setup,
 };
 use llm_in_sandbox::config::{self, FileConfig};
 use llm_in_sandbox::llm::{Client, LlmConfig};
 use llm_in_sandbox::sandbox::{GUEST_WORKSPACE, NetworkPolicy};
+use llm_in_sandbox::tools::{EditorMode, ShellMode, ToolModes};
 
 use super::{GlobalArgs, tokio_runtime};
 
@@ -102,9 +103,36 @@ pub struct ModelArgs {
     /// Python writes alike).
     #[arg(long, default_value_t = 1024, value_name = "MB")]
     disk_quota: u64,
-    /// Seconds allowed for one HTTP request to the model.
-    #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
-    request_timeout: f64,
+    /// Seconds allowed for one HTTP request to the model (default 1200, the reference's; 1800
+    /// for the one call of `--mode llm`).
+    #[arg(long, value_name = "SECONDS")]
+    request_timeout: Option<f64>,
+    /// How `execute_bash` runs. `reference` (default): every call is a fresh shell in
+    /// /testbed, as the reference's `bash -c` (cd and variables do not carry over), and a
+    /// command's own exit code 124 reads as the 120 s timeout, as there. `persistent`: one
+    /// shell per episode whose state carries over, exit 124 shown as itself.
+    #[arg(long, value_enum, default_value = "reference", value_name = "MODE")]
+    shell: ShellArg,
+    /// Which str_replace_editor. `reference` (default): view shows and lists only .py/.rst
+    /// files, create overwrites, each write adds a newline, tabs are expanded on edits.
+    /// `improved`: any text file, create never overwrites, files kept byte for byte, and
+    /// `undo_edit` (added to the tool definition sent to the model).
+    #[arg(long, value_enum, default_value = "reference", value_name = "MODE")]
+    editor: EditorArg,
+    /// Run tool calls the model wrote in its text (`<tool_call>{...}</tool_call>`) when the
+    /// server did not parse them. The reference answers such a turn with its "use a function
+    /// call" nudge; this helps models served without a tool-call parser.
+    #[arg(long)]
+    text_tool_calls: bool,
+    /// How --max-token-limit is counted. `reference` (default): before each call, over the
+    /// messages (a quarter of their characters, the reference's own estimate when litellm
+    /// cannot count); `server-usage`: the tokens the server reports after each call.
+    #[arg(long, value_enum, default_value = "reference", value_name = "MODE")]
+    budget: BudgetArg,
+    /// Make a row whose model call failed an error row (scored 0, in num_errors). By default,
+    /// as the reference, the episode ends and its answer file is scored.
+    #[arg(long)]
+    llm_error_rows: bool,
     /// Retries of a failing model request (429, 5xx, timeouts) before giving up.
     #[arg(long, default_value_t = 5, value_name = "N")]
     max_retries: u32,
@@ -122,6 +150,24 @@ pub struct ModelArgs {
         default_missing_value = "true"
     )]
     save_litellm_response: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ShellArg {
+    Reference,
+    Persistent,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum EditorArg {
+    Reference,
+    Improved,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum BudgetArg {
+    Reference,
+    ServerUsage,
 }
 
 /// Settings resolved from flags, the environment and the settings file.
@@ -149,7 +195,39 @@ pub fn strip_provider(model: &str) -> &str {
         .unwrap_or(model)
 }
 
+/// The reference's HTTP timeout of an agent call, in seconds (1800 in its LLM-only mode).
+pub const REFERENCE_REQUEST_TIMEOUT: f64 = 1200.0;
+/// The reference's HTTP timeout of the one call of `--mode llm`, in seconds.
+pub const REFERENCE_LLM_MODE_TIMEOUT: f64 = 1800.0;
+
 impl ModelArgs {
+    /// Where the episode differs from the reference's agent, from the flags.
+    pub fn deviations(&self) -> Deviations {
+        Deviations {
+            tools: ToolModes {
+                shell: match self.shell {
+                    ShellArg::Reference => ShellMode::Reference,
+                    ShellArg::Persistent => ShellMode::Persistent,
+                },
+                editor: match self.editor {
+                    EditorArg::Reference => EditorMode::Reference,
+                    EditorArg::Improved => EditorMode::Improved,
+                },
+            },
+            text_tool_calls: self.text_tool_calls,
+            budget: match self.budget {
+                BudgetArg::Reference => Budget::Reference,
+                BudgetArg::ServerUsage => Budget::ServerUsage,
+            },
+            llm_error_rows: self.llm_error_rows,
+        }
+    }
+
+    /// Whether `--request-timeout` was given.
+    pub fn request_timeout_given(&self) -> bool {
+        self.request_timeout.is_some()
+    }
+
     /// Flags win over `LLM_*` variables, which win over the settings file, which wins over
     /// OPENAI_* variables and the reference's defaults.
     pub fn resolve(&self) -> anyhow::Result<Resolved> {
@@ -219,7 +297,11 @@ impl ModelArgs {
                 .or(temperature)
                 .unwrap_or(1.0),
         );
-        llm.request_timeout = Duration::from_secs_f64(self.request_timeout.max(1.0));
+        llm.request_timeout = Duration::from_secs_f64(
+            self.request_timeout
+                .unwrap_or(REFERENCE_REQUEST_TIMEOUT)
+                .max(1.0),
+        );
         llm.max_retries = self.max_retries;
         llm.extra_body = match &self.extra_body {
             Some(text) => {
@@ -250,6 +332,7 @@ impl ModelArgs {
                 max_steps: self.max_steps.or(max_steps).unwrap_or(100),
                 max_token_limit: self.max_token_limit.or(max_token_limit).unwrap_or(65_536),
                 max_tokens: Some(self.max_tokens.or(max_tokens).unwrap_or(65_536)),
+                deviations: self.deviations(),
                 ..EpisodeSettings::default()
             },
             prompt_config: self.prompt_config.clone().or(prompt_config),
@@ -319,6 +402,23 @@ fn copy_out(dir: &cap_std::fs::Dir, rel: &str, to: &Path) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// The `tools` the reference sends (read from its package), with `undo_edit` when the
+/// improved editor is on.
+pub fn reference_tools(
+    rt: &tokio::runtime::Runtime,
+    reference: &llm_in_sandbox::reference::Reference,
+    runtime: &std::sync::Arc<llm_in_sandbox::runtime::Runtime>,
+    episode: &EpisodeSettings,
+) -> anyhow::Result<Value> {
+    let tools = rt
+        .block_on(reference.tools(runtime))
+        .context("cannot read the reference's tool definitions")?;
+    Ok(match episode.deviations.tools.editor {
+        EditorMode::Reference => tools,
+        _ => llm_in_sandbox::tools::with_undo_edit(&tools),
+    })
+}
+
 pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     let Resolved {
         llm,
@@ -328,19 +428,23 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
         with,
         ..
     } = args.model.resolve()?;
-    // `run`'s folders, as the reference's `run`: input in /testbed/input, everything the model
-    // makes (and the answer) in /testbed/output; a prompt file may say otherwise.
-    let mut prompts = Prompts {
-        input_dir: "/testbed/input".into(),
-        output_dir: "/testbed/output".into(),
-        answer_file: "/testbed/output/answer.txt".into(),
-        ..Prompts::default()
-    };
+    // The reference's `run` prompts and folders (config/general.yaml: input in
+    // /testbed/input, everything the model makes, and the answer, in /testbed/output); a
+    // prompt file may say otherwise.
+    let reference = global.reference()?;
+    let mut prompts = reference.run_prompts()?;
     if let Some(p) = prompt_config {
         prompts = prompts.load(&p)?;
     }
     let answer_file = prompts.answer_file.clone();
-    let settings = EpisodeSettings { prompts, ..episode };
+    let runtime = global.load_runtime_using(0, with.as_deref())?;
+    let rt = tokio_runtime()?;
+    let tools = reference_tools(&rt, &reference, &runtime, &episode)?;
+    let settings = EpisodeSettings {
+        prompts,
+        tools,
+        ..episode
+    };
     let run_dir = args.output_dir.join(timestamp());
     let input_files = match &args.input_dir {
         Some(dir) => read_inputs(dir)?,
@@ -353,9 +457,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
             settings.prompts.input_dir
         );
     }
-    let runtime = global.load_runtime_using(0, with.as_deref())?;
     let client = Client::new(llm.clone())?;
-    let rt = tokio_runtime()?;
     let query = args.query.clone();
     let result = rt.block_on(async move {
         let spec = EpisodeSpec {

@@ -73,7 +73,10 @@ fn parse_row(line: &str) -> Result<Row, String> {
     {
         return Err(format!("unknown scorer {name:?}; use {}", Scorer::NAMES));
     }
-    let input_files = match o.remove("input_files") {
+    // The value as the dataset gave it stays among the other fields: `reward.py` gets it as
+    // the reference passes it (often a JSON string), not our parsed map.
+    let raw_files = o.get("input_files").cloned();
+    let input_files = match raw_files {
         None | Some(Value::Null) => BTreeMap::new(),
         Some(Value::String(s)) if s.trim().is_empty() => BTreeMap::new(),
         Some(Value::String(s)) => files_of(
@@ -160,6 +163,10 @@ pub struct TaskSpec {
     pub requirements: Vec<crate::packages::Requirement>,
     /// Things worth telling the user that did not stop loading (unused config keys, ...).
     pub warnings: Vec<String>,
+    /// Whether `config.yaml` sets `working_dir` / `input_dir` / `output_dir` beside inline
+    /// prompts. The reference's runner ignores such keys (its defaults apply); `benchmark`
+    /// does the same unless `--task-folders config` ([`TaskSpec::reference_folders`]).
+    pub inline_folders: bool,
 }
 
 /// Errors loading a task.
@@ -300,6 +307,23 @@ fn jsonl_of(items: impl Iterator<Item = Value>) -> String {
 }
 
 impl TaskSpec {
+    /// The task's inline prompts with the reference runner's folders (`/testbed`,
+    /// `/testbed/documents`, answer in `/testbed/answer.txt`), as the reference uses them
+    /// whatever `config.yaml` says ([`TaskSpec::inline_folders`]).
+    pub fn reference_folders(&mut self) {
+        if !self.inline_folders {
+            return;
+        }
+        if let Some(p) = self.prompts.take() {
+            self.prompts = Some(Prompts {
+                system: p.system,
+                instance: p.instance,
+                ..Prompts::default()
+            });
+        }
+        self.inline_folders = false;
+    }
+
     /// A task from its name, rows and scorer, with our prompts and nothing else.
     pub fn new(name: impl Into<String>, data: impl Into<String>, scorer: Scorer) -> TaskSpec {
         TaskSpec {
@@ -312,6 +336,7 @@ impl TaskSpec {
             dir: None,
             requirements: Vec::new(),
             warnings: Vec::new(),
+            inline_folders: false,
         }
     }
 
@@ -382,6 +407,8 @@ impl TaskSpec {
             output_dir: text("output_dir")?,
         };
         let (system, instance) = (text("system_prompt")?, text("instance_prompt")?);
+        let inline_folders =
+            (system.is_some() || instance.is_some()) && folders != Folders::default();
         let prompts = if system.is_some() || instance.is_some() {
             Some(Prompts::default().with(system, instance, &folders, &shown)?)
         } else if let Some(p) = text("prompt_config")? {
@@ -459,6 +486,7 @@ impl TaskSpec {
             dir: Some(dir.to_path_buf()),
             requirements,
             warnings,
+            inline_folders,
         })
     }
 

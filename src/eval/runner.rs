@@ -114,6 +114,9 @@ pub struct BenchSettings {
     pub sandbox: SandboxSettings,
     /// Progress on stderr.
     pub progress: ProgressOutput,
+    /// When `reward.py`'s imports fail in the sandbox, run it with the host's python3 if that
+    /// has them (`--reward-python auto`, the command's default). Default `false`.
+    pub reward_python_auto: bool,
 }
 
 impl BenchSettings {
@@ -135,6 +138,7 @@ impl BenchSettings {
             extra_config: serde_json::Map::new(),
             sandbox: SandboxSettings::default(),
             progress: ProgressOutput::Off,
+            reward_python_auto: false,
         }
     }
 }
@@ -581,11 +585,16 @@ pub async fn run(
     {
         prepare_requirements(&runtime, task, &settings).await?;
     }
-    if let super::score::Scorer::Reward(script) = &task.scorer {
-        // As the reference: one call before the run, so a missing package stops it here.
-        super::score::check_reward(script, &runtime)
-            .await
-            .map_err(RunError::Reward)?;
+    let mut task = task.clone();
+    let task = &mut task;
+    if let super::score::Scorer::Reward(script) = &mut task.scorer {
+        let judged = settings.judge.is_some()
+            || task
+                .dir
+                .as_ref()
+                .is_some_and(|d| d.join("judge.py").is_file());
+        let sample = &rows[..rows.len().min(TRUTH_SAMPLE)];
+        check_reward_script(script, &task.name, judged, sample, &runtime, &settings).await?;
     }
     // One HTTP client (one connection pool) for every episode of the run.
     let client = Client::new(settings.llm.clone())?;
@@ -741,6 +750,105 @@ struct Shared {
     client: Client,
 }
 
+/// Rows whose ground truth the reward scores before a run.
+const TRUTH_SAMPLE: usize = 3;
+
+/// Before a run: `compute_score("test", "test")` once, as the reference, so a missing package
+/// stops the run here; then the reward on the sampled rows' own ground truths, so a reward
+/// that swallows its failed import (and would score every row 0 without an error) stops it
+/// too. With [`BenchSettings::reward_python_auto`], a script whose imports fail in the sandbox
+/// moves to the host's python3 when that has them (said on stderr).
+async fn check_reward_script(
+    script: &mut super::score::RewardScript,
+    task: &str,
+    judged: bool,
+    sample: &[Row],
+    runtime: &Arc<Runtime>,
+    settings: &BenchSettings,
+) -> Result<(), RunError> {
+    use super::score::{check_reward, check_reward_on_truth};
+    let broken = |check: &super::score::TruthCheck| {
+        !judged && check.rows > 0 && check.all_zero && !check.failed_imports.is_empty()
+    };
+    let mut failure = check_reward(script, runtime).await.err();
+    let mut truth = None;
+    if failure.is_none() {
+        let check = check_reward_on_truth(script, sample, runtime).await;
+        if broken(&check) {
+            failure = Some(format!(
+                "reward.py of task {task} scores 0 on the ground truth of every sampled row \
+                 ({} rows) because its own import of {} failed (it catches the error itself, \
+                 so every row would score 0 without an error)",
+                check.rows,
+                check
+                    .failed_imports
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        truth = Some(check);
+    }
+    let Some(why) = failure else {
+        if let Some(check) = truth
+            && check.all_zero
+            && check.rows > 0
+            && !judged
+            && settings.progress != ProgressOutput::Off
+        {
+            eprintln!(
+                "llm-in-sandbox: warning: reward.py of task {task} gives 0 to the ground truth of \
+                 all {} sampled rows; check that it scores what you expect",
+                check.rows
+            );
+        }
+        return Ok(());
+    };
+    if !(settings.reward_python_auto && !script.host && script.path.is_some()) {
+        return Err(RunError::Reward(why));
+    }
+    // Auto: the same checks with the host's python3.
+    script.host = true;
+    let host_failure = match check_reward(script, runtime).await {
+        Err(e) => Some(e),
+        Ok(()) => {
+            let check = check_reward_on_truth(script, sample, runtime).await;
+            broken(&check).then(|| {
+                format!(
+                    "the host's python3 lacks {} too: install what reward.py imports there \
+                     (e.g. python3 -m pip install {}; IFBench needs IFBENCH_PATH)",
+                    check.failed_imports.join(", "),
+                    check.failed_imports.join(" ")
+                )
+            })
+        }
+    };
+    match host_failure {
+        None => {
+            eprintln!(
+                "llm-in-sandbox: reward.py of task {task} runs with the host's python3: in the \
+                 sandbox, {why}"
+            );
+            Ok(())
+        }
+        Some(host) => Err(RunError::Reward(format!("{why}; {host}"))),
+    }
+}
+
+/// A model name as the reference records it: with the `openai/` prefix its command line adds
+/// to a name that has no provider prefix.
+pub fn reference_llm_name(model: &str) -> String {
+    if ["openai/", "anthropic/", "azure/", "hosted_vllm/"]
+        .iter()
+        .any(|p| model.starts_with(p))
+    {
+        model.to_string()
+    } else {
+        format!("openai/{model}")
+    }
+}
+
 /// The run's `config` in `results.json`: the reference's keys (`mode`, `llm_name`,
 /// `llm_base_url`, `max_steps`, `temperature`, `max_token_limit`, `max_tokens_per_call`,
 /// `max_response_len`, `extra_body`, and what the caller adds) beside ours.
@@ -748,14 +856,16 @@ fn run_config(task: &TaskSpec, settings: &BenchSettings, identity: Value) -> Val
     let mut config = settings.extra_config.clone();
     let ours = json!({
         "mode": settings.mode.name(),
-        "llm_name": settings.llm.model,
+        "llm_name": reference_llm_name(&settings.llm.model),
         "llm_base_url": settings.llm.base_url,
         "max_steps": settings.episode.max_steps,
         "temperature": settings.llm.temperature,
         "max_token_limit": settings.episode.max_token_limit,
         "max_tokens_per_call": settings.episode.max_tokens,
         "max_response_len": settings.max_response_len,
-        "extra_body": settings.llm.extra_body,
+        // The reference records `null` when no extra body was given.
+        "extra_body": (!settings.llm.extra_body.is_empty()).then_some(&settings.llm.extra_body),
+        "deviations": settings.episode.deviations,
         "sandbox": "wasm (in-process)",
         "judge": settings.judge.as_ref().map(|j| json!({"model": j.model(), "repeats": j.repeats()})),
         "task": task.name, "model": settings.llm.model, "scorer": task.scorer.name(),
@@ -1050,7 +1160,18 @@ async fn sandbox_episode(
     result.sandbox_seconds = r.tool_seconds;
     result.warning = r.record_error;
     match &r.stop {
-        crate::agent::StopReason::LlmError(e) => Err(format!("LLM error: {e}")),
+        crate::agent::StopReason::LlmError(e) if settings.episode.deviations.llm_error_rows => {
+            Err(format!("LLM error: {e}"))
+        }
+        crate::agent::StopReason::LlmError(e) => {
+            result.warning = Some(match result.warning.take() {
+                Some(w) => format!("LLM error (the answer file was scored): {e}; {w}"),
+                None => format!("LLM error (the answer file was scored): {e}"),
+            });
+            Ok(Some(
+                r.answer.map(|a| a.trim().to_string()).unwrap_or_default(),
+            ))
+        }
         crate::agent::StopReason::HostError(e) => Err(format!("sandbox host error: {e}")),
         // As the reference: the answer file stripped, missing = the empty string.
         _ => Ok(Some(

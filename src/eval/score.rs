@@ -257,6 +257,22 @@ req = json.load(open(sys.argv[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(req['path'])))
 spec = importlib.util.spec_from_file_location(req['module'], req['path'])
 mod = importlib.util.module_from_spec(spec)
+# Imports the task's own file tried and could not make, even those it caught itself (a reward
+# that swallows its ImportError scores 0 on every row without an error).
+import builtins
+_lis_failed, _lis_import = [], builtins.__import__
+_lis_target = os.path.abspath(req['path'])
+def _lis_tracking_import(name, globals=None, locals=None, fromlist=(), level=0):
+    try:
+        return _lis_import(name, globals, locals, fromlist, level)
+    except ImportError:
+        try:
+            if os.path.abspath(sys._getframe(1).f_code.co_filename) == _lis_target and name not in _lis_failed:
+                _lis_failed.append(name)
+        except Exception:
+            pass
+        raise
+builtins.__import__ = _lis_tracking_import
 out = {}
 try:
     spec.loader.exec_module(mod)
@@ -278,11 +294,14 @@ except BaseException as e:
     import traceback
     traceback.print_exc()
     out = {'error': type(e).__name__, 'message': str(e)}
+builtins.__import__ = _lis_import
+out['failed_imports'] = _lis_failed
 with open(req['result'], 'w') as f:
     json.dump(out, f)
 "#;
 
-/// Every field of the row as `reward.py` and `create_prompt` see it.
+/// Every field of the row as `reward.py` and `create_prompt` see it: `input_files` as the
+/// dataset gave it (the reference passes the raw value), else as our map.
 pub fn row_fields(row: &Row) -> serde_json::Map<String, Value> {
     let mut fields = row.extra.clone();
     fields.insert("id".into(), Value::from(row.id.clone()));
@@ -292,10 +311,12 @@ pub fn row_fields(row: &Row) -> serde_json::Map<String, Value> {
         Value::from(row.problem_statement.clone()),
     );
     fields.insert("ground_truth".into(), Value::from(row.ground_truth.clone()));
-    fields.insert(
-        "input_files".into(),
-        serde_json::to_value(&row.input_files).unwrap_or(Value::Null),
-    );
+    if !fields.contains_key("input_files") {
+        fields.insert(
+            "input_files".into(),
+            serde_json::to_value(&row.input_files).unwrap_or(Value::Null),
+        );
+    }
     fields
 }
 
@@ -405,6 +426,71 @@ pub async fn check_reward(script: &RewardScript, runtime: &Arc<Runtime>) -> Resu
         Err(e) if e.contains("needs the Python module") => Err(e),
         _ => Ok(()),
     }
+}
+
+/// What a reward gave the rows' own ground truths ([`check_reward_on_truth`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TruthCheck {
+    /// Rows scored.
+    pub rows: usize,
+    /// Whether every one of them scored 0 (or failed).
+    pub all_zero: bool,
+    /// Imports `reward.py` itself tried and could not make, even ones it caught.
+    pub failed_imports: Vec<String>,
+    /// The first failure, if a row's scoring failed.
+    pub error: Option<String>,
+}
+
+/// Score each row's ground truth as the answer: a reward that gives 0 to the truth of every
+/// sampled row, while an import of its own failed, is broken in a way that would otherwise
+/// score the whole run 0 without an error (the reference's `instruct_follow/reward.py` catches
+/// its own failed import and returns 0).
+pub async fn check_reward_on_truth(
+    script: &RewardScript,
+    rows: &[Row],
+    runtime: &Arc<Runtime>,
+) -> TruthCheck {
+    let mut check = TruthCheck {
+        all_zero: true,
+        ..TruthCheck::default()
+    };
+    for row in rows {
+        check.rows += 1;
+        let out = run_task_code(
+            script,
+            "reward",
+            "compute_score",
+            &row.ground_truth,
+            row_fields(row),
+            runtime,
+        )
+        .await;
+        match out {
+            Ok(o) => {
+                if o.get("score")
+                    .and_then(Value::as_f64)
+                    .is_some_and(|s| s != 0.0)
+                {
+                    check.all_zero = false;
+                }
+                for name in o
+                    .get("failed_imports")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    if !check.failed_imports.iter().any(|n| n == name) {
+                        check.failed_imports.push(name.to_string());
+                    }
+                }
+            }
+            Err(e) => {
+                check.error.get_or_insert(e);
+            }
+        }
+    }
+    check
 }
 
 /// `vanilla_llm_prompt.py`'s `create_prompt(row)`: the plain-LLM prompt (the problem statement

@@ -59,8 +59,9 @@ impl LlmConfig {
 pub struct Message {
     /// `system`, `user`, `assistant` or `tool`.
     pub role: String,
-    /// Text content (may be absent on assistant messages that only call tools).
-    #[serde(default)]
+    /// Text content (may be absent on assistant messages that only call tools; then the key
+    /// is left out, as litellm leaves it out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
     /// Tool calls of an assistant message.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -69,10 +70,39 @@ pub struct Message {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
     /// Reasoning text some servers return separately (`reasoning_content`); kept for the
-    /// trajectory, not sent back.
-    #[serde(default, rename = "reasoning_content", skip_serializing)]
+    /// trajectory and sent back with the assistant message, as the reference's litellm does.
+    #[serde(
+        default,
+        rename = "reasoning_content",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub reasoning: Option<String>,
+    /// Fields of the server's message that the OpenAI format does not name (e.g. vLLM's
+    /// `reasoning`, a `thinking` field), sent back with the assistant message as the
+    /// reference's litellm sends them: under `provider_specific_fields`.
+    #[serde(
+        default,
+        rename = "provider_specific_fields",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub provider_fields: Option<Map<String, Value>>,
 }
+
+/// The fields of a chat message the OpenAI format names (others are provider-specific).
+const MESSAGE_FIELDS: &[&str] = &[
+    "role",
+    "content",
+    "tool_calls",
+    "tool_call_id",
+    "name",
+    "function_call",
+    "refusal",
+    "annotations",
+    "audio",
+    "reasoning_content",
+    "thinking_blocks",
+    "provider_specific_fields",
+];
 
 impl Message {
     /// A message with text content.
@@ -83,6 +113,7 @@ impl Message {
             tool_calls: Vec::new(),
             tool_call_id: None,
             reasoning: None,
+            provider_fields: None,
         }
     }
 
@@ -237,14 +268,15 @@ impl Client {
             "messages".into(),
             serde_json::to_value(messages).unwrap_or(Value::Null),
         );
-        if let Some(t) = tools {
-            body.insert("tools".into(), t.clone());
-        }
+        // The reference's (litellm's) order: temperature, max_tokens, tools, then extra_body.
         if let Some(t) = self.cfg.temperature {
             body.insert("temperature".into(), Value::from(t));
         }
         if let Some(m) = max_tokens {
             body.insert("max_tokens".into(), Value::from(m));
+        }
+        if let Some(t) = tools {
+            body.insert("tools".into(), t.clone());
         }
         for (k, v) in &self.cfg.extra_body {
             body.insert(k.clone(), v.clone());
@@ -372,7 +404,7 @@ fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, LlmError> {
     }
     #[derive(Deserialize)]
     struct Choice {
-        message: Message,
+        message: Value,
         #[serde(default)]
         finish_reason: Option<String>,
     }
@@ -383,8 +415,30 @@ fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, LlmError> {
     let Some(choice) = c.choices.into_iter().next() else {
         return Err(LlmError::BadResponse("no choices in the response".into()));
     };
+    let raw = match choice.message {
+        Value::Object(o) => o,
+        _ => {
+            return Err(LlmError::BadResponse(
+                "the choice has no message object".into(),
+            ));
+        }
+    };
+    let mut message: Message = serde_json::from_value(Value::Object(raw.clone()))
+        .map_err(|e| LlmError::BadResponse(format!("bad message: {e}")))?;
+    if message.reasoning.is_none() {
+        // vLLM's newer name for it.
+        message.reasoning = raw
+            .get("reasoning")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    let extra: Map<String, Value> = raw
+        .into_iter()
+        .filter(|(k, v)| !v.is_null() && !MESSAGE_FIELDS.contains(&k.as_str()))
+        .collect();
+    message.provider_fields = (!extra.is_empty()).then_some(extra);
     Ok(ChatResponse {
-        message: choice.message,
+        message,
         usage: c.usage.unwrap_or_default(),
         finish_reason: choice.finish_reason,
         attempts: 1,

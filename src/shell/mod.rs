@@ -119,6 +119,9 @@ pub struct Shell {
     interrupter: Interrupter,
     /// Calls started (and ended) so far: a per-call timer fires only into its own call.
     calls: Arc<std::sync::atomic::AtomicU64>,
+    /// When set, every call starts from this state (the reference's fresh `bash -c` in
+    /// `/testbed`: `cd`, variables, functions and aliases do not carry over; files do).
+    fresh: Option<Arc<bashkit::ShellState>>,
 }
 
 /// Stops the call a [`Shell`] is running from outside it (e.g. the client that asked for it
@@ -252,7 +255,27 @@ impl Shell {
             call_deadline,
             interrupter,
             calls: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+            fresh: None,
         })
+    }
+
+    /// Start every later call from the shell's state as it is now (`true`: the reference's
+    /// fresh `bash -c` per command), or let state carry over from call to call (`false`, the
+    /// default). Call it between calls, typically right after [`Shell::new`].
+    pub fn set_fresh_per_call(&mut self, on: bool) {
+        self.fresh = if on {
+            self.bash
+                .try_lock()
+                .ok()
+                .and_then(|b| b.as_ref().map(|b| Arc::new(b.shell_state())))
+        } else {
+            None
+        };
+    }
+
+    /// Whether every call starts from the same state ([`Shell::set_fresh_per_call`]).
+    pub fn fresh_per_call(&self) -> bool {
+        self.fresh.is_some()
     }
 
     /// The sandbox under this shell.
@@ -376,9 +399,15 @@ impl Shell {
             calls: self.calls.clone(),
         };
         let (tx, rx) = tokio::sync::oneshot::channel();
+        let fresh = self.fresh.clone();
         executor::detach(async move {
             let r = match slot.as_mut() {
-                Some(bash) => run_script(bash, &script, cap, sink).await,
+                Some(bash) => {
+                    if let Some(state) = &fresh {
+                        bash.restore_shell_state(state);
+                    }
+                    run_script(bash, &script, cap, sink).await
+                }
                 None => (Err(bashkit::Error::Cancelled), (Vec::new(), Vec::new())),
             };
             drop(slot);

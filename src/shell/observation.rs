@@ -33,6 +33,10 @@ pub struct ObservationFormat {
     pub head_lines: usize,
     /// Lines kept from the end of a cut stream.
     pub tail_lines: usize,
+    /// Whether a command that exits 124 by itself (e.g. the model's own `timeout 10 ...`) is
+    /// shown as the per-call timeout, output dropped. Default `true`: the reference wraps each
+    /// command in `timeout 120` and cannot tell the two apart.
+    pub exit_124_is_timeout: bool,
 }
 
 impl Default for ObservationFormat {
@@ -41,6 +45,7 @@ impl Default for ObservationFormat {
             max_lines: 80,
             head_lines: 40,
             tail_lines: 40,
+            exit_124_is_timeout: true,
         }
     }
 }
@@ -148,7 +153,9 @@ pub fn timeout_text(limit: Duration) -> String {
 
 /// The observation text for a shell call.
 pub fn observation(r: &CommandResult, f: &ObservationFormat) -> String {
-    let (code, stdout, stderr) = if r.outcome == CommandOutcome::Timeout {
+    let timed_out =
+        r.outcome == CommandOutcome::Timeout || (f.exit_124_is_timeout && r.exit_code == 124);
+    let (code, stdout, stderr) = if timed_out {
         ("-1".to_string(), timeout_text(r.timeout), String::new())
     } else {
         let code = if r.exit_code == 0 {

@@ -52,10 +52,27 @@ pub struct EditorArgs {
     pub view_range: Option<Vec<i64>>,
 }
 
+/// Which editor the model gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditorMode {
+    /// The reference's editor, rule for rule (the default): `view` shows and lists only `.py`
+    /// and `.rst` files, `create` overwrites, every write ends with an added newline (the
+    /// reference writes through `echo`), `str_replace` and `insert` expand tabs over the whole
+    /// file first, files are read as `cat` shows them; no `undo_edit`.
+    #[default]
+    Reference,
+    /// Ours (`--editor improved`): any text file can be viewed and is listed, `create` never
+    /// overwrites, files are written exactly as given (no added newline, tabs kept),
+    /// `undo_edit` reverts the last edit.
+    Improved,
+}
+
 /// The editor of one episode (it remembers previous contents for `undo_edit`).
 #[derive(Debug, Default)]
 pub struct Editor {
     history: HashMap<String, Vec<String>>,
+    mode: EditorMode,
 }
 
 /// Python's `str.expandtabs()` (tab size 8; the column restarts after `\n` and `\r`).
@@ -119,6 +136,19 @@ fn py_list(v: &[i64]) -> String {
 }
 
 impl Editor {
+    /// An editor of this kind.
+    pub fn new(mode: EditorMode) -> Self {
+        Editor {
+            history: HashMap::new(),
+            mode,
+        }
+    }
+
+    /// Which editor this is.
+    pub fn mode(&self) -> EditorMode {
+        self.mode
+    }
+
     /// Run one editor command. `Ok` and `Err` are both texts for the model (the episode goes
     /// on); `Err` marks a refused request.
     ///
@@ -130,10 +160,17 @@ impl Editor {
         if command.is_empty() || path.is_empty() {
             return Err("Error: command and path are required.".into());
         }
-        if !COMMANDS.contains(&command.as_str()) {
+        let known = match self.mode {
+            EditorMode::Reference => &COMMANDS[..4],
+            EditorMode::Improved => &COMMANDS[..],
+        };
+        if !known.contains(&command.as_str()) {
             return Err(format!("Unknown command: {command}"));
         }
         let (dir, rel, norm) = resolve(sandbox, &path)?;
+        if self.mode == EditorMode::Reference {
+            return reference::run(sandbox, dir, &rel, &path, &command, args);
+        }
         match command.as_str() {
             "view" => view(dir, &rel, &path, args.view_range.as_deref()),
             "create" => {
@@ -288,6 +325,176 @@ impl Editor {
     }
 }
 
+/// The reference's editor, which works through shell commands (`cat PATH`, `echo '...' >
+/// PATH`): what it reads is the file as `cat` shows it (lossy UTF-8, colour codes and carriage
+/// returns removed; a missing file reads as `cat`'s error message, as there), and every write
+/// adds a newline.
+mod reference {
+    use super::*;
+
+    /// `ERROR: ...` for a file that is not `.py` or `.rst`.
+    fn viewable(path: &str) -> bool {
+        path.ends_with(".py") || path.ends_with(".rst")
+    }
+
+    /// What `cat PATH` prints (stdout and stderr together), as the reference's runtime gives it.
+    fn cat(dir: &Dir, rel: &str, shown: &str) -> String {
+        match dir.metadata(rel) {
+            Ok(m) if m.is_dir() => format!("cat: {shown}: Is a directory\n"),
+            Ok(_) => match dir.read(rel) {
+                Ok(bytes) => strip_terminal_codes(&String::from_utf8_lossy(&bytes)),
+                Err(_) => format!("cat: {shown}: Permission denied\n"),
+            },
+            Err(_) => format!("cat: {shown}: No such file or directory\n"),
+        }
+    }
+
+    /// What `echo 'TEXT' > PATH` writes: the text and a newline (`echo` takes a lone word of
+    /// its own flags, `-n`, `-e`, `-neE`, ..., as flags).
+    fn echoed(text: &str) -> String {
+        let flags = text.len() > 1
+            && text.starts_with('-')
+            && text[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'));
+        match (flags, text.contains('n')) {
+            (true, true) => String::new(),
+            (true, false) => "\n".into(),
+            _ => format!("{text}\n"),
+        }
+    }
+
+    fn write(sandbox: &Sandbox, dir: &Dir, rel: &str, text: &str) -> Result<(), String> {
+        sandbox
+            .write_charged(dir, rel, echoed(text).as_bytes())
+            .map_err(|e| e.to_string())
+    }
+
+    pub(super) fn run(
+        sandbox: &Sandbox,
+        dir: &Dir,
+        rel: &str,
+        path: &str,
+        command: &str,
+        args: EditorArgs,
+    ) -> Result<String, String> {
+        match command {
+            "view" => view(dir, rel, path, args.view_range.as_deref()),
+            "create" => {
+                let text = args.file_text.unwrap_or_default();
+                if let Some(parent) = std::path::Path::new(rel)
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                {
+                    dir.create_dir_all(parent)
+                        .map_err(|e| format!("Error creating file: {e}"))?;
+                }
+                write(sandbox, dir, rel, &text).map_err(|e| format!("Error creating file: {e}"))?;
+                Ok(format!(
+                    "File created at {path}. {}Review the file and make sure that it is as expected. Edit the file if necessary.",
+                    cat_n(&text, path, 1)
+                ))
+            }
+            "str_replace" => {
+                let old = args
+                    .old_str
+                    .filter(|s| !s.is_empty())
+                    .ok_or("Error: old_str is required for str_replace.")?;
+                let content = cat(dir, rel, path);
+                if content.is_empty() {
+                    return Err(format!("Error: Could not read file {path}"));
+                }
+                let content = expand_tabs(&content);
+                let old = expand_tabs(&old);
+                let new = expand_tabs(&args.new_str.unwrap_or_default());
+                let count = content.matches(&old).count();
+                if count == 0 {
+                    return Err(format!(
+                        "Error: No occurrences of old_str found in {path} for replacement."
+                    ));
+                }
+                if count > 1 {
+                    return Err(format!(
+                        "Error: Multiple occurrences ({count}) of old_str found in {path}. Please ensure it is unique before using str_replace."
+                    ));
+                }
+                let at = content.find(&old).unwrap_or(0);
+                let line = content[..at].matches('\n').count();
+                let updated = content.replacen(&old, &new, 1);
+                write(sandbox, dir, rel, &updated)
+                    .map_err(|_| format!("Error writing file: {path}"))?;
+                let lines: Vec<&str> = updated.split('\n').collect();
+                let start = line.saturating_sub(SNIPPET_LINES);
+                let end = (line + SNIPPET_LINES + new.matches('\n').count() + 1).min(lines.len());
+                let snippet = lines.get(start..end).unwrap_or_default().join("\n");
+                Ok(format!(
+                    "The file {path} has been edited. {}Review the changes and make sure they are as expected. Edit the file again if necessary.",
+                    cat_n(&snippet, &format!("a snippet of {path}"), start + 1)
+                ))
+            }
+            _ => {
+                let at = args.insert_line.unwrap_or(0);
+                let new = args
+                    .new_str
+                    .filter(|s| !s.is_empty())
+                    .ok_or("Error: new_str is required for insert.")?;
+                let content = expand_tabs(&cat(dir, rel, path));
+                let new = expand_tabs(&new);
+                let lines: Vec<&str> = if content.is_empty() {
+                    Vec::new()
+                } else {
+                    content.split('\n').collect()
+                };
+                let at = usize::try_from(at)
+                    .ok()
+                    .filter(|a| *a <= lines.len())
+                    .ok_or(format!(
+                        "Error: Invalid insert_line {at}. Must be in [0, {}].",
+                        lines.len()
+                    ))?;
+                let new_lines: Vec<&str> = new.split('\n').collect();
+                let updated = [&lines[..at], &new_lines[..], &lines[at..]]
+                    .concat()
+                    .join("\n");
+                write(sandbox, dir, rel, &updated)
+                    .map_err(|_| format!("Error writing file: {path}"))?;
+                let snippet = [
+                    &lines[at.saturating_sub(SNIPPET_LINES)..at],
+                    &new_lines[..],
+                    &lines[at..(at + SNIPPET_LINES).min(lines.len())],
+                ]
+                .concat()
+                .join("\n");
+                Ok(format!(
+                    "The file {path} has been edited. {}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
+                    cat_n(
+                        &snippet,
+                        "a snippet of the edited file",
+                        (at + 1).saturating_sub(SNIPPET_LINES).max(1)
+                    )
+                ))
+            }
+        }
+    }
+
+    fn view(dir: &Dir, rel: &str, shown: &str, range: Option<&[i64]>) -> Result<String, String> {
+        let meta = dir
+            .metadata(rel)
+            .map_err(|_| format!("Error: Path not found: {shown}"))?;
+        if meta.is_dir() {
+            return Ok(listing(dir, rel, shown, true));
+        }
+        if !viewable(shown) {
+            return Err(format!(
+                "ERROR: Viewing non-Python files is disallowed for saving context. File '{shown}' is not a .py or .rst file."
+            ));
+        }
+        let text = cat(dir, rel, shown);
+        if text.is_empty() {
+            return Ok(format!("(empty file: {shown})"));
+        }
+        numbered_view(&expand_tabs(&text), shown, range)
+    }
+}
+
 fn read_text(dir: &Dir, rel: &str, shown: &str) -> Result<String, String> {
     let bytes = dir
         .read(rel)
@@ -301,13 +508,17 @@ fn view(dir: &Dir, rel: &str, shown: &str, range: Option<&[i64]>) -> Result<Stri
         .metadata(rel)
         .map_err(|_| format!("Error: Path not found: {shown}"))?;
     if meta.is_dir() {
-        return Ok(listing(dir, rel, shown));
+        return Ok(listing(dir, rel, shown, false));
     }
     let text = strip_terminal_codes(&read_text(dir, rel, shown)?);
     if text.is_empty() {
         return Ok(format!("(empty file: {shown})"));
     }
-    let text = expand_tabs(&text);
+    numbered_view(&expand_tabs(&text), shown, range)
+}
+
+/// `view` of a file's (tab-expanded) text, whole or a `view_range`, clipped.
+fn numbered_view(text: &str, shown: &str, range: Option<&[i64]>) -> Result<String, String> {
     let lines: Vec<&str> = text.split('\n').collect();
     let total = lines.len();
     let body = match range {
@@ -343,12 +554,12 @@ fn view(dir: &Dir, rel: &str, shown: &str, range: Option<&[i64]>) -> Result<Stri
 
 /// The reference lists a folder with `find PATH -maxdepth 2 -not -path '*/.*'`: PATH itself,
 /// then every entry two levels deep, each as `PATH/name`, none whose path has a `/.` in it, at
-/// most 100 lines. (Its `find` keeps only folders and `.py`/`.rst` files; ours lists every
-/// file, as the editor shows any text file.)
-fn listing(dir: &Dir, rel: &str, shown: &str) -> String {
+/// most 100 lines. With `code_only` (the reference's editor) only folders and `.py`/`.rst`
+/// files are listed, as its `find` does; otherwise every file (the improved editor shows any).
+fn listing(dir: &Dir, rel: &str, shown: &str, code_only: bool) -> String {
     let mut lines = vec![shown.to_string()];
     let base = shown.strip_suffix('/').unwrap_or(shown);
-    walk(dir, rel, base, 1, &mut lines);
+    walk(dir, rel, base, 1, code_only, &mut lines);
     lines.retain(|l| !l.contains("/."));
     lines.truncate(MAX_LISTING_LINES);
     if lines.is_empty() {
@@ -364,7 +575,7 @@ fn listing(dir: &Dir, rel: &str, shown: &str) -> String {
     out
 }
 
-fn walk(dir: &Dir, rel: &str, shown: &str, depth: usize, out: &mut Vec<String>) {
+fn walk(dir: &Dir, rel: &str, shown: &str, depth: usize, code_only: bool, out: &mut Vec<String>) {
     let Ok(entries) = dir.read_dir(rel) else {
         return;
     };
@@ -385,9 +596,11 @@ fn walk(dir: &Dir, rel: &str, shown: &str, depth: usize, out: &mut Vec<String>) 
             format!("{rel}/{name}")
         };
         let child_shown = format!("{shown}/{name}");
-        out.push(child_shown.clone());
+        if is_dir || !code_only || name.ends_with(".py") || name.ends_with(".rst") {
+            out.push(child_shown.clone());
+        }
         if is_dir && depth < 2 {
-            walk(dir, &child_rel, &child_shown, depth + 1, out);
+            walk(dir, &child_rel, &child_shown, depth + 1, code_only, out);
         }
     }
 }

@@ -16,7 +16,54 @@ use serde_json::{Value, json};
 
 use crate::runtime::executor;
 use crate::shell::{ObservationFormat, Shell, observation};
+pub use editor::EditorMode;
 use editor::{Editor, EditorArgs};
+
+/// How `execute_bash` runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShellMode {
+    /// The reference's (the default): each call is a fresh shell in `/testbed` (`cd`,
+    /// variables and functions do not carry over; files do), and a command that exits 124 by
+    /// itself (the model's own `timeout 10 ...`) is shown as the per-call timeout, output
+    /// dropped, as the reference's `timeout 120 bash -c` cannot tell them apart.
+    #[default]
+    Reference,
+    /// Ours (`--shell persistent`): one shell for the episode, whose state carries over from
+    /// call to call; exit code 124 is shown as what it is.
+    Persistent,
+}
+
+/// Which tools an episode's model gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ToolModes {
+    /// How `execute_bash` runs.
+    pub shell: ShellMode,
+    /// Which `str_replace_editor`.
+    pub editor: EditorMode,
+}
+
+/// The reference's tool definitions `tools` with the improved editor's `undo_edit` added to
+/// the editor's `command` (its `enum` and the list in its description); other tools as given.
+pub fn with_undo_edit(tools: &Value) -> Value {
+    let mut tools = tools.clone();
+    for t in tools.as_array_mut().into_iter().flatten() {
+        if t["function"]["name"] != "str_replace_editor" {
+            continue;
+        }
+        let command = &mut t["function"]["parameters"]["properties"]["command"];
+        if let Some(list) = command["enum"].as_array_mut()
+            && !list.iter().any(|c| c == "undo_edit")
+        {
+            list.push(json!("undo_edit"));
+        }
+        if let Some(d) = command["description"].as_str() {
+            let d = d.replace("`insert`.", "`insert`, `undo_edit`.");
+            command["description"] = json!(d);
+        }
+    }
+    tools
+}
 
 /// The `tools` array sent with every request.
 pub fn schemas() -> Value {
@@ -152,12 +199,29 @@ pub struct Toolbox {
 }
 
 impl Toolbox {
-    /// Tools over this shell.
+    /// Our tools over this shell: the improved editor, state carried over between calls, exit
+    /// code 124 shown as itself (the server's sessions).
     pub fn new(shell: Shell) -> Self {
+        Self::with_modes(
+            shell,
+            ToolModes {
+                shell: ShellMode::Persistent,
+                editor: EditorMode::Improved,
+            },
+        )
+    }
+
+    /// Tools of these kinds over this shell.
+    pub fn with_modes(mut shell: Shell, modes: ToolModes) -> Self {
+        let reference_shell = modes.shell == ShellMode::Reference;
+        shell.set_fresh_per_call(reference_shell);
         Toolbox {
             shell,
-            editor: Some(Editor::default()),
-            format: ObservationFormat::default(),
+            editor: Some(Editor::new(modes.editor)),
+            format: ObservationFormat {
+                exit_124_is_timeout: reference_shell,
+                ..ObservationFormat::default()
+            },
         }
     }
 
@@ -178,16 +242,19 @@ impl Toolbox {
     /// [`ToolFault`] when the host failed under the tool: end the episode.
     pub async fn call(&mut self, name: &str, arguments: &str) -> Result<ToolOutput, ToolFault> {
         let started = Instant::now();
-        // No arguments at all stand for `{}` (some servers send "" for `submit`); anything
-        // else that is not a JSON object gets the reference's nudge, as its parse does.
+        // No arguments at all stand for `{}` (some servers send "" for `submit`); text that
+        // is not JSON gets the reference's nudge, as its parse does.
         let args: Value = if arguments.trim().is_empty() {
             json!({})
         } else {
             match serde_json::from_str::<Value>(arguments) {
-                Ok(v) if v.is_object() => v,
+                Ok(v) => v,
                 _ => return Ok(ToolOutput::text(NO_TOOL_CALL.into(), true, started)),
             }
         };
+        if !args.is_object() {
+            return Ok(not_an_object(name, started));
+        }
         Ok(match name {
             "execute_bash" => match serde_json::from_value::<BashArgs>(args) {
                 Ok(BashArgs { command: Some(c) }) if !c.is_empty() => {
@@ -254,6 +321,26 @@ impl Toolbox {
         .map_err(|e| ToolFault::Host(e.to_string()))?;
         self.editor = Some(editor);
         Ok(out)
+    }
+}
+
+/// The reference's answer to arguments that are JSON but not an object (`[1]`, `"ls"`): the
+/// tool's header with no output (its observation of an empty result); `submit` still ends.
+fn not_an_object(name: &str, started: Instant) -> ToolOutput {
+    match name {
+        "submit" => ToolOutput {
+            observation: FINISHED.into(),
+            submitted: true,
+            exit_code: None,
+            error: false,
+            duration: started.elapsed(),
+        },
+        "execute_bash" => ToolOutput::text(
+            "Exit code: 0\nExecution output of \\[execute_bash]:\n".into(),
+            true,
+            started,
+        ),
+        other => ToolOutput::text(format!("Execution output of \\[{other}]:\n"), true, started),
     }
 }
 

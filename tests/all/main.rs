@@ -6,6 +6,7 @@ mod benchmark;
 mod ci;
 mod cli;
 mod common;
+mod differential;
 mod editor;
 mod escapes;
 mod faults;
