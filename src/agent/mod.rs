@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::llm::{Client, LlmError, Message, ToolCall, Usage, tool_calls_in_content};
 use crate::runtime::executor;
 use crate::tools::{NO_TOOL_CALL, ToolModes, Toolbox, schemas};
-pub use budget::{Budget, count_tokens};
+pub use budget::{Budget, count_characters, count_tokens};
 pub use prompt::Prompts;
 pub use setup::{EpisodeSpec, SandboxSettings, SetupError, setup};
 use trajectory::{Action, Recorder, Step, StepMeta};
@@ -302,8 +302,7 @@ impl Episode {
                 content.push_str(&remaining);
             }
             // The reference counts the conversation before each call and stops past the limit.
-            if budget == Budget::Reference {
-                let counted = count_tokens(&state.messages);
+            if let Some(counted) = budget.before_call(&state.messages) {
                 if counted > self.settings.max_token_limit {
                     self.recorder.event(json!({"type": "budget", "step": state.step + 1, "tokens": counted, "limit": self.settings.max_token_limit}));
                     self.say(&format!(

@@ -331,6 +331,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
             let mut cfg = llm_in_sandbox::llm::LlmConfig::new(base, super::run::strip_provider(m));
             cfg.api_key = args.judge_api_key.clone().or_else(|| llm.api_key.clone());
             let mut js = eval::judge::JudgeSettings::new(cfg);
+            js.template = Some(global.reference()?.judge_template()?);
             js.repeats = args.judge_repeats;
             Some(eval::judge::Judge::new(js).context("cannot set up the judge's client")?)
         }
@@ -347,6 +348,22 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
             every: std::time::Duration::from_secs_f64(out.progress_every),
         },
     };
+    let mut extra_config = extra_config;
+    extra_config.insert(
+        "task_folders".into(),
+        serde_json::json!(match args.task_folders {
+            TaskFolders::Reference => "reference",
+            TaskFolders::Config => "config",
+        }),
+    );
+    extra_config.insert(
+        "reward_python".into(),
+        serde_json::json!(match args.reward_python {
+            RewardPython::Auto => "auto",
+            RewardPython::Sandbox => "sandbox",
+            RewardPython::Host => "host",
+        }),
+    );
     let runtime = global.load_runtime_using(args.num_workers, with.as_deref())?;
     let mut episode = episode;
     let mut llm = llm;

@@ -47,7 +47,7 @@ pub struct JudgeArgs {
     num_workers: usize,
 }
 
-pub fn run(args: JudgeArgs) -> anyhow::Result<ExitCode> {
+pub fn run(global: &super::GlobalArgs, args: JudgeArgs) -> anyhow::Result<ExitCode> {
     if args.judge_repeats == 0 {
         bail!("--judge-repeats must be at least 1");
     }
@@ -65,6 +65,7 @@ pub fn run(args: JudgeArgs) -> anyhow::Result<ExitCode> {
     llm.api_key = args.judge_api_key.filter(|k| !k.is_empty());
     llm.temperature = Some(args.judge_temperature);
     let mut settings = JudgeSettings::new(llm);
+    settings.template = Some(global.reference()?.judge_template()?);
     settings.repeats = args.judge_repeats;
     settings.max_tokens = args.judge_max_tokens;
     let judge = Judge::new(settings).context("cannot set up the judge's client")?;

@@ -199,7 +199,7 @@ impl GlobalArgs {
 
     /// The reference package (its prompts, tool definitions, task folders), fetched into the
     /// cache on first use (saying so on stderr).
-    fn reference(&self) -> anyhow::Result<llm_in_sandbox::reference::Reference> {
+    pub(crate) fn reference(&self) -> anyhow::Result<llm_in_sandbox::reference::Reference> {
         let setup = self.setup_options();
         let progress = |msg: &str| eprintln!("llm-in-sandbox: {msg}");
         llm_in_sandbox::reference::Reference::ensure(
@@ -266,7 +266,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Benchmark(args) => benchmark::run(&cli.global, *args),
         Command::Merge(args) => benchmark::merge(args),
         Command::Plot(args) => benchmark::plot(args),
-        Command::Judge(args) => judge::run(args),
+        Command::Judge(args) => judge::run(&cli.global, args),
         Command::Serve(args) => serve::run(&cli.global, *args),
         Command::Mcp(args) => mcp::run(&cli.global, args),
     }

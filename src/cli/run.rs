@@ -125,8 +125,9 @@ pub struct ModelArgs {
     #[arg(long)]
     text_tool_calls: bool,
     /// How --max-token-limit is counted. `reference` (default): before each call, over the
-    /// messages (a quarter of their characters, the reference's own estimate when litellm
-    /// cannot count); `server-usage`: the tokens the server reports after each call.
+    /// messages, as the reference's litellm counts (tiktoken cl100k_base); `characters`: a
+    /// quarter of the messages' characters, the reference's estimate when litellm cannot
+    /// count; `server-usage`: the tokens the server reports after each call.
     #[arg(long, value_enum, default_value = "reference", value_name = "MODE")]
     budget: BudgetArg,
     /// Make a row whose model call failed an error row (scored 0, in num_errors). By default,
@@ -167,6 +168,7 @@ pub enum EditorArg {
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum BudgetArg {
     Reference,
+    Characters,
     ServerUsage,
 }
 
@@ -217,6 +219,7 @@ impl ModelArgs {
             text_tool_calls: self.text_tool_calls,
             budget: match self.budget {
                 BudgetArg::Reference => Budget::Reference,
+                BudgetArg::Characters => Budget::Characters,
                 BudgetArg::ServerUsage => Budget::ServerUsage,
             },
             llm_error_rows: self.llm_error_rows,

@@ -157,6 +157,8 @@ impl ServeArgs {
             },
             // Off loopback (a token is required there) clients name the host as they like.
             mcp_any_host: !self.bind.ip().is_loopback(),
+            // Read from the reference's package once the runtime is loaded.
+            episode_tools: None,
         })
     }
 }
@@ -179,9 +181,14 @@ pub(crate) async fn shutdown_signal() {
 }
 
 pub(crate) fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let config = args.config()?;
+    let mut config = args.config()?;
     let runtime = global.load_runtime_for(config.max_inflight)?;
     let rt = super::tokio_runtime()?;
+    let reference = global.reference()?;
+    config.episode_tools = Some(
+        rt.block_on(reference.tools(&runtime))
+            .context("cannot read the reference's tool definitions")?,
+    );
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.bind)
             .await

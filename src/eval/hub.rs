@@ -1849,9 +1849,10 @@ mod tests {
         let specs = readme_configs(mapping).unwrap().unwrap();
         assert_eq!(
             specs[0].data,
+            // In the order the README writes them.
             DataFiles::Splits(vec![
-                ("dev".into(), files(&["x/d1.parquet", "x/d2.parquet"])),
                 ("test".into(), files(&["x/t.parquet"])),
+                ("dev".into(), files(&["x/d1.parquet", "x/d2.parquet"])),
             ])
         );
         assert!(readme_configs("---\nconfigs: 3\n---\n").is_err());

@@ -37,6 +37,10 @@ pub struct JudgeSettings {
     pub repeats: u32,
     /// `max_tokens` of each call.
     pub max_tokens: u32,
+    /// The user message, with `{question}`, `{ground_truth}` and `{model_answer}` to fill: the
+    /// reference's own (its `judge.py`'s f-string, [`crate::reference::Reference::judge_template`]),
+    /// as the commands pass it. `None`: our wording ([`prompt`]).
+    pub template: Option<String>,
 }
 
 impl JudgeSettings {
@@ -47,6 +51,7 @@ impl JudgeSettings {
             llm,
             repeats: DEFAULT_REPEATS,
             max_tokens: DEFAULT_MAX_TOKENS,
+            template: None,
         }
     }
 }
@@ -124,6 +129,36 @@ pub fn prompt(question: &str, candidate: &str, ground_truth: &str) -> String {
     )
 }
 
+/// `template` with `{question}`, `{ground_truth}` and `{model_answer}` filled in one pass (as
+/// the reference's f-string: a value that contains a placeholder's text is left as it is).
+pub fn fill_template(template: &str, question: &str, candidate: &str, ground_truth: &str) -> String {
+    let mut out = String::with_capacity(template.len() + question.len() + candidate.len());
+    let mut rest = template;
+    while let Some(at) = rest.find('{') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let hit = [
+            ("{question}", question),
+            ("{ground_truth}", ground_truth),
+            ("{model_answer}", candidate),
+        ]
+        .into_iter()
+        .find(|(p, _)| tail.starts_with(p));
+        match hit {
+            Some((p, value)) => {
+                out.push_str(value);
+                rest = &tail[p.len()..];
+            }
+            None => {
+                out.push('{');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The judgment of one answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Judgment {
@@ -148,6 +183,7 @@ pub struct Judge {
     client: Client,
     repeats: u32,
     max_tokens: u32,
+    template: Option<String>,
 }
 
 impl Judge {
@@ -160,6 +196,7 @@ impl Judge {
             client: Client::new(settings.llm)?,
             repeats: settings.repeats.max(1),
             max_tokens: settings.max_tokens,
+            template: settings.template,
         })
     }
 
@@ -187,7 +224,11 @@ impl Judge {
     /// Judge `candidate` against `ground_truth` with all repeats at once. Never fails: a failed
     /// call is an `ERROR: ...` verdict that scores 0.
     pub async fn judge(&self, question: &str, candidate: &str, ground_truth: &str) -> Judgment {
-        let text = prompt(question, strip_thinking(candidate), ground_truth);
+        let candidate = strip_thinking(candidate);
+        let text = match &self.template {
+            Some(t) => fill_template(t, question, candidate, ground_truth),
+            None => prompt(question, candidate, ground_truth),
+        };
         let mut calls = JoinSet::new();
         for i in 0..self.repeats {
             let (client, text) = (self.client.clone(), text.clone());
@@ -542,6 +583,14 @@ mod tests {
         assert_eq!(id_of_trajectory_dir("a_b"), None);
         assert_eq!(id_of_trajectory_dir("a_"), None);
         assert_eq!(trajectory_dir_id("x/y z"), "x_y_z");
+    }
+
+    #[test]
+    fn templates_fill_in_one_pass() {
+        assert_eq!(
+            fill_template("Q: {question}\nA: {ground_truth}\nC: {model_answer} {x}", "{ground_truth}?", "c", "g"),
+            "Q: {ground_truth}?\nA: g\nC: c {x}"
+        );
     }
 
     #[test]

@@ -100,6 +100,11 @@ pub(super) async fn run(
     let episode = EpisodeSettings {
         max_steps: req.max_steps.unwrap_or(100).clamp(1, MAX_STEPS),
         max_tokens: req.max_tokens,
+        tools: srv
+            .config
+            .episode_tools
+            .clone()
+            .unwrap_or_else(crate::tools::schemas),
         ..EpisodeSettings::default()
     };
     let spec = EpisodeSpec {

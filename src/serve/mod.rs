@@ -67,6 +67,9 @@ pub struct ServeConfig {
     /// Whether `/mcp` accepts any `Host` header; otherwise only loopback names (`localhost`,
     /// `127.0.0.1`, `::1`), a guard against DNS rebinding. Set it when serving off loopback.
     pub mcp_any_host: bool,
+    /// The `tools` `/v1/episodes` sends to the model: the reference's, read from its package
+    /// (the `serve` command passes them). `None`: our own definitions.
+    pub episode_tools: Option<serde_json::Value>,
 }
 
 impl Default for ServeConfig {
@@ -85,6 +88,7 @@ impl Default for ServeConfig {
             access_log: true,
             release_idle_after: Some(Duration::from_secs(10)),
             mcp_any_host: false,
+            episode_tools: None,
         }
     }
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use llm_in_sandbox::agent::trajectory::Recorder;
-use llm_in_sandbox::agent::{Episode, EpisodeResult, EpisodeSettings, StopReason};
+use llm_in_sandbox::agent::{Budget, Episode, EpisodeResult, EpisodeSettings, StopReason};
 use llm_in_sandbox::llm::{Client, LlmConfig};
 use llm_in_sandbox::shell::{Shell, ShellSettings};
 use llm_in_sandbox::tools::Toolbox;
@@ -168,7 +168,8 @@ async fn tool_calls_written_in_content_work() {
         ],
         None,
     ).unwrap();
-    let run = episode(&server, |_, _| {}).await;
+    // Ours (`--text-tool-calls`); the reference would nudge these turns.
+    let run = episode(&server, |_, s| s.deviations.text_tool_calls = true).await;
     assert_eq!(run.result.stop, StopReason::Submitted);
     assert_eq!(run.result.answer.as_deref(), Some("42\n"));
     let second = &server.requests()[1];
@@ -209,29 +210,38 @@ async fn bad_calls_become_observations_and_the_episode_goes_on() {
     assert_eq!(run.result.stop, StopReason::Submitted);
     let reqs = server.requests();
     assert_eq!(reqs.len(), 6);
-    // Arguments that are not JSON get the reference's nudge, as its parse does.
+    // Arguments that are not JSON: as the reference, the turn counts as one without a call:
+    // the nudge goes as a user message and the call stays unanswered.
+    let last = reqs[1]["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "user");
     assert!(
-        tool_messages(&reqs[1])[0]
-            .1
+        last["content"]
+            .as_str()
+            .unwrap()
             .starts_with("\nYou forgot to use a function call in your response. \n"),
-        "{:?}",
-        tool_messages(&reqs[1])
+        "{last}"
     );
+    assert!(tool_messages(&reqs[1]).is_empty());
     assert_eq!(
-        tool_messages(&reqs[2])[1].1,
+        tool_messages(&reqs[2])[0].1,
         "Unknown action: launch_rockets\nSteps Remaining: 98"
     );
     // An unknown field is ignored; the missing `command` is the reference's error.
     assert_eq!(
-        tool_messages(&reqs[3])[2].1,
+        tool_messages(&reqs[3])[1].1,
         "Error: No command provided.\nSteps Remaining: 97"
     );
     assert!(all_text(&reqs[4]).contains("YOU MUST USE A FUNCTION CALL IN EACH RESPONSE."));
     assert!(
-        tool_messages(&reqs[5])[3].1.contains("outside the sandbox"),
+        tool_messages(&reqs[5])[2].1.contains("outside the sandbox"),
         "{:?}",
         tool_messages(&reqs[5])
     );
+    // Every turn is a step, the two without a call too.
+    let steps = run.trajectory()["steps"].as_array().unwrap().clone();
+    assert_eq!(steps.len(), 6);
+    assert_eq!(steps[0]["action"]["function"], "");
+    assert_eq!(steps[3]["action"]["function"], "");
     assert_eq!(run.result.answer, None);
 }
 
@@ -324,9 +334,27 @@ async fn max_steps_and_token_limit_stop_the_episode() {
         Some(Reply::calls(&[("execute_bash", "{\"command\": \"echo step\"}")]).with_usage(70_000)),
     )
     .unwrap();
-    let run = episode(&server, |_, _| {}).await;
+    // Counted from the server's usage (`--budget server-usage`): after the first call.
+    let run = episode(&server, |_, s| s.deviations.budget = Budget::ServerUsage).await;
     assert_eq!(run.result.stop, StopReason::TokenLimit);
     assert_eq!(run.result.steps, 1);
+
+    // As the reference counts: before each call, over the messages (litellm's count); the
+    // conversation passes 1,500 tokens after a few steps of long output.
+    let server = FakeLlm::scripted(
+        vec![],
+        Some(Reply::calls(&[("execute_bash", "{\"command\": \"seq 1 150\"}")])),
+    )
+    .unwrap();
+    let run = episode(&server, |_, s| s.max_token_limit = 1_500).await;
+    assert_eq!(run.result.stop, StopReason::TokenLimit);
+    let sent = server.requests().len() as u32;
+    assert_eq!(run.result.steps, sent, "the limit stops before a call");
+    assert!((2..10).contains(&sent), "{sent} calls");
+    let last = server.requests().last().unwrap().clone();
+    let msgs: Vec<llm_in_sandbox::llm::Message> =
+        serde_json::from_value(last["messages"].clone()).unwrap();
+    assert!(llm_in_sandbox::agent::count_tokens(&msgs) <= 1_500);
 }
 
 #[tokio::test]
@@ -414,11 +442,12 @@ async fn only_the_first_tool_call_of_a_reply_runs() {
         "the second call did not run: {}",
         answered[1].1
     );
-    // The history keeps the call that ran, so every call the model sees has its answer.
+    // As the reference, the history keeps both calls; only the first is answered.
     let assistant = &reqs[1]["messages"][2];
     assert_eq!(assistant["role"], "assistant");
-    assert_eq!(assistant["tool_calls"].as_array().map(Vec::len), Some(1));
+    assert_eq!(assistant["tool_calls"].as_array().map(Vec::len), Some(2));
     assert_eq!(assistant["tool_calls"][0]["id"], "call_execute_bash_0");
+    assert_eq!(tool_messages(&reqs[1]).len(), 1);
     let steps = run.trajectory()["steps"].as_array().unwrap().len();
     assert_eq!(steps, 3, "one call per reply");
 }

@@ -107,6 +107,9 @@ fn benchmark(server: &FakeServer, data: &Path, out: &Path, extra: &[&str]) -> Co
         "fake",
         "--max-steps",
         "4",
+        // The failing rows here are to be error rows (the reference would score their empty
+        // answer instead).
+        "--llm-error-rows",
     ])
     .env("LLM_NUM_WORKERS", "4")
     .arg("--data")

@@ -141,6 +141,9 @@ fn run_ours(scenario: &Value, dir: &Path) -> (Vec<Value>, Value, Value) {
         .args(["--temperature", &num("temperature", 1.0).to_string()])
         // The reference makes five attempts in all.
         .args(["--max-retries", "4"])
+        // The driver's stand-in litellm cannot count, so the reference falls back to its
+        // character estimate (litellm's own count is checked in `agent::budget`'s tests).
+        .args(["--budget", "characters"])
         .args(["--output-dir", "out"]);
     if let Some(b) = scenario.get("extra_body").filter(|b| !b.is_null()) {
         cmd.args(["--extra-body", &b.to_string()]);

@@ -56,7 +56,10 @@ fn candidate_of(req: &Value) -> String {
     let prompt = req["messages"][0]["content"].as_str().unwrap_or("");
     prompt
         .lines()
-        .find_map(|l| l.strip_prefix("CANDIDATE ANSWER:"))
+        .find_map(|l| {
+            l.strip_prefix("CANDIDATE ANSWER TO ASSESS:")
+                .or_else(|| l.strip_prefix("CANDIDATE ANSWER:"))
+        })
         .unwrap_or("")
         .trim()
         .to_string()
@@ -509,6 +512,17 @@ fn the_judge_command_rejudges_a_run_folder() {
     );
     assert_eq!(o.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("judged 2/2 rows"), "{stderr}");
+    // The reference's own judge prompt, read from its judge.py.
+    let prompt = server.requests()[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        prompt.starts_with("Assess whether the following CANDIDATE ANSWER is CORRECT or INCORRECT.")
+            && prompt.contains("\nThe OFFICIAL ANSWER: ")
+            && prompt.ends_with("Reply only with CORRECT or INCORRECT."),
+        "{prompt}"
+    );
     assert!(
         stdout.contains("physics") && stdout.contains("50.0%"),
         "{stdout}"

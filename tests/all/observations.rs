@@ -302,7 +302,17 @@ async fn submit_unknown_tools_and_unparsable_arguments() {
         &call(&mut t, "execute_bash", "{\"command\": ").await,
         "nudge.txt",
     );
-    same(&call(&mut t, "execute_bash", "[\"ls\"]").await, "nudge.txt");
+    // JSON that is not an object: the reference's header with no output.
+    assert_eq!(
+        call(&mut t, "execute_bash", "[\"ls\"]").await,
+        "Exit code: 0\nExecution output of \\[execute_bash]:\n"
+    );
+    assert_eq!(
+        call(&mut t, "str_replace_editor", "\"view\"").await,
+        "Execution output of \\[str_replace_editor]:\n"
+    );
+    let out = t.call("submit", "[1]").await.unwrap();
+    assert!(out.submitted, "submit with such arguments still ends the episode");
     assert_eq!(NO_TOOL_CALL, fixture("nudge.txt"));
     assert_eq!(
         call(&mut t, "execute_bash", r#"{"command": ""}"#).await,
@@ -405,8 +415,8 @@ async fn an_episode_sends_the_reference_texts() {
         reqs[3]["messages"][6]["tool_calls"]
             .as_array()
             .map(Vec::len),
-        Some(1),
-        "only the call that ran stays in the history"
+        Some(2),
+        "the reference keeps every call of the reply (only the first is answered)"
     );
 
     // The trajectory keeps the observations without the counter.
@@ -419,9 +429,11 @@ async fn an_episode_sends_the_reference_texts() {
         .iter()
         .map(|s| s["observation"].as_str().unwrap())
         .collect();
+    // A turn without a call is a step too, with the nudge as its observation.
     assert_eq!(
         observations,
         [
+            fixture("nudge.txt"),
             fixture("unknown_tool.txt"),
             fixture("bash_ok.txt"),
             fixture("submit.txt")

@@ -177,19 +177,22 @@ fn a_reference_task_folder_runs_unchanged_in_both_modes() {
     assert_eq!(first["max_tokens"], 65536);
     assert_eq!(first["chat_template_kwargs"]["thinking"], true);
     assert_eq!(first["stop"], Value::Null);
+    // As the reference's runner: a config with inline prompts gets the default folders,
+    // whatever its input_dir/output_dir say (said on stderr).
     let system = first["messages"][0]["content"].as_str().unwrap();
     assert!(
-        system.contains("Work in /testbed; inputs: INPUT=/testbed/in ; outputs in /testbed/out2.")
+        system.contains("Work in /testbed; inputs: INPUT=/testbed/documents ; outputs in /testbed.")
             && system.contains(r#"Answer format: {"answer": "..."}"#)
             && !system.contains("{command_docs}"),
         "{system}"
     );
     let user = first["messages"][1]["content"].as_str().unwrap();
-    assert!(user.contains("WRITE_TO=/testbed/out2/answer.txt"), "{user}");
+    assert!(user.contains("WRITE_TO=/testbed/answer.txt"), "{user}");
+    assert!(err.contains("--task-folders config"), "{err}");
 
     let run_dir = only_run_dir(&out);
     let name = run_dir.file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.ends_with("_rt_fake-model_LLMinSandbox"), "{name}");
+    assert!(name.ends_with("_rt_openai_fake-model_LLMinSandbox"), "{name}");
     let results = json_file(&run_dir.join("results.json"));
     assert_eq!(results["task"], "rt");
     assert_eq!(results["total"], 4);
@@ -201,7 +204,9 @@ fn a_reference_task_folder_runs_unchanged_in_both_modes() {
     assert!(results["elapsed_time_seconds"].as_f64().unwrap() > 0.0);
     let config = &results["config"];
     assert_eq!(config["mode"], "llm-in-sandbox");
-    assert_eq!(config["llm_name"], "fake-model");
+    assert_eq!(config["llm_name"], "openai/fake-model");
+    assert_eq!(config["deviations"]["shell"], "reference");
+    assert_eq!(config["deviations"]["editor"], "reference");
     assert_eq!(config["max_tokens_per_call"], 65536);
     assert_eq!(config["docker_image"], "cdx123/llm-in-sandbox:v0.1");
 
@@ -354,18 +359,12 @@ fn reward_python_host_runs_the_task_code_with_the_hosts_python() {
 }
 
 #[test]
-fn reference_task_names_map_to_ours_or_say_what_to_do() {
-    let o = run(bin().args([
-        "benchmark",
-        "--task",
-        "instruct_pretrain",
-        "--llm-name",
-        "m",
-    ]));
+fn an_unknown_task_name_lists_the_references_tasks_and_ours() {
+    let o = run(bin().args(["benchmark", "--task", "nonesuch", "--llm-name", "m"]));
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
     assert!(
-        err.contains("not shipped") && err.contains("--task PATH/instruct_pretrain"),
+        err.contains("instruct_pretrain") && err.contains("quick-math") && err.contains("--data"),
         "{err}"
     );
     for (alias, ours) in [
@@ -376,6 +375,162 @@ fn reference_task_names_map_to_ours_or_say_what_to_do() {
         let t = llm_in_sandbox::eval::TaskSpec::builtin(alias).unwrap();
         assert_eq!(t.name, ours);
     }
+}
+
+/// The reference's task folder, from the wheel in the shared cache.
+fn reference_task(name: &str) -> PathBuf {
+    let cache = llm_in_sandbox::artifacts::cache_root(None);
+    llm_in_sandbox::reference::Reference::ensure(&cache, None, &|_| {})
+        .unwrap()
+        .task_dir(name)
+        .unwrap_or_else(|| panic!("the reference has no task {name}"))
+}
+
+#[test]
+fn a_task_name_is_the_references_own_task_with_its_prompts_tools_and_folders() {
+    // The model answers each row of the reference's demo data (read from its wheel) where the
+    // prompt says to write it, then submits.
+    let demo = reference_task("demo");
+    let rows: Vec<Value> = serde_json::from_slice(&std::fs::read(demo.join("data.json")).unwrap())
+        .unwrap();
+    let answers: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["problem_statement"].as_str().unwrap().to_string(),
+                r["ground_truth"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let server = FakeServer::start(Box::new(move |req: &Value| {
+        let msgs = req["messages"].as_array().cloned().unwrap_or_default();
+        if msgs.iter().any(|m| m["role"] == "tool") {
+            return Reply::calls(&[("submit", "{}")]);
+        }
+        let user = msgs[1]["content"].as_str().unwrap_or_default();
+        let path = user
+            .split("write the final answer to ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .unwrap_or("/nowhere");
+        let answer = answers
+            .iter()
+            .find(|(p, _)| user.contains(p.as_str()))
+            .map(|(_, a)| a.clone())
+            .unwrap_or_default();
+        let cmd = format!("printf '%s' '{answer}' > {path}");
+        Reply::calls(&[("execute_bash", &json!({"command": cmd}).to_string())])
+    }))
+    .unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let o = run(bin()
+        .args(["benchmark", "--task", "demo", "--llm-name", "m", "--llm-base-url", &server.url])
+        .arg("--output-dir")
+        .arg(&out));
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let run_dir = only_run_dir(&out);
+    let results = json_file(&run_dir.join("results.json"));
+    assert_eq!(results["task"], "demo");
+    assert_eq!(results["total"], rows.len());
+    // The answers were written where the reference's runner reads them (/testbed/answer.txt,
+    // not the config's output_dir) and scored by the reference's own reward.py.
+    assert_eq!(results["mean_score"], 1.0, "{results}");
+    let first = &server.requests()[0];
+    let user = first["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        user.contains("write the final answer to /testbed/answer.txt")
+            && user.contains("Input files (if any): /testbed/documents\n"),
+        "{user}"
+    );
+    // The reference's tools, in its order, as evaluated from its tools.py.
+    let names: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["str_replace_editor", "execute_bash", "submit"]);
+    assert!(
+        !first["tools"].to_string().contains("undo_edit"),
+        "the reference's editor has no undo_edit"
+    );
+}
+
+/// A task folder whose reward is the reference's own `instruct_follow/reward.py`.
+fn instruct_follow_folder(root: &Path) -> PathBuf {
+    let dir = root.join("bench").join("if");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        reference_task("instruct_follow").join("reward.py"),
+        dir.join("reward.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("config.yaml"),
+        "dataset: json\ndata_files: if/data.json\n",
+    )
+    .unwrap();
+    let truth = json!({"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}).to_string();
+    let rows: Vec<Value> = (1..=4)
+        .map(|i| json!({"id": format!("r{i}"), "domain": "if", "problem_statement": "Write a sentence.", "ground_truth": truth}))
+        .collect();
+    std::fs::write(dir.join("data.json"), serde_json::to_vec(&rows).unwrap()).unwrap();
+    dir
+}
+
+#[test]
+fn a_reward_that_swallows_its_failed_import_stops_the_run_naming_it() {
+    let server = model();
+    let root = tempfile::tempdir().unwrap();
+    let task = instruct_follow_folder(root.path());
+    let o = run(bin()
+        .args(["benchmark", "--task"])
+        .arg(&task)
+        .args(["--llm-name", "m", "--llm-base-url", &server.url])
+        .env("IFBENCH_PATH", root.path().join("no-ifbench-here"))
+        .arg("--output-dir")
+        .arg(root.path().join("out")));
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`instructions_registry`") && err.contains("ground truth"),
+        "{err}"
+    );
+    assert!(server.requests().is_empty(), "no row may run");
+}
+
+#[test]
+fn reward_python_auto_moves_a_reward_to_the_host_when_only_the_host_has_its_imports() {
+    let server = model();
+    let root = tempfile::tempdir().unwrap();
+    let task = task_folder(root.path());
+    // termios exists in the host's CPython, not in the WebAssembly one.
+    std::fs::write(
+        task.join("reward.py"),
+        "import sys, termios\n\ndef compute_score(a, g, **k):\n    return 1.0 if sys.platform != 'wasi' and a.split()[-1:] == [g] else 0.0\n",
+    )
+    .unwrap();
+    let o = run(bin()
+        .args(["benchmark", "--task"])
+        .arg(&task)
+        .args(["--llm-name", "m", "--llm-base-url", &server.url])
+        .arg("--output-dir")
+        .arg(root.path().join("out")));
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("runs with the host's python3") && err.contains("termios"), "{err}");
+    let results = json_file(&only_run_dir(&root.path().join("out")).join("results.json"));
+    assert_eq!(results["mean_score"], 0.5, "{results}");
+    // Forced into the sandbox, it stops the run instead.
+    let o = run(bin()
+        .args(["benchmark", "--task"])
+        .arg(&task)
+        .args(["--reward-python", "sandbox", "--llm-name", "m", "--llm-base-url", &server.url])
+        .arg("--output-dir")
+        .arg(root.path().join("out2")));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
 
 #[test]
