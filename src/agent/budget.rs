@@ -131,10 +131,7 @@ mod tests {
         assert_eq!(count_tokens(std::slice::from_ref(&call)), 14);
         call.content = None;
         assert_eq!(count_tokens(&[call]), 13);
-        assert_eq!(
-            count_tokens(&[Message::tool("call_1", "Exit code: 0")]),
-            15
-        );
+        assert_eq!(count_tokens(&[Message::tool("call_1", "Exit code: 0")]), 15);
         let mut thought = Message::text("assistant", "ok");
         thought.reasoning = Some("I think so".into());
         assert_eq!(count_tokens(&[thought]), 11);

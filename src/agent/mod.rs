@@ -302,16 +302,16 @@ impl Episode {
                 content.push_str(&remaining);
             }
             // The reference counts the conversation before each call and stops past the limit.
-            if let Some(counted) = budget.before_call(&state.messages) {
-                if counted > self.settings.max_token_limit {
-                    self.recorder.event(json!({"type": "budget", "step": state.step + 1, "tokens": counted, "limit": self.settings.max_token_limit}));
-                    self.say(&format!(
-                        "step {}: {counted} tokens in the conversation > {}; stopping",
-                        state.step + 1,
-                        self.settings.max_token_limit
-                    ));
-                    break StopReason::TokenLimit;
-                }
+            if let Some(counted) = budget.before_call(&state.messages)
+                && counted > self.settings.max_token_limit
+            {
+                self.recorder.event(json!({"type": "budget", "step": state.step + 1, "tokens": counted, "limit": self.settings.max_token_limit}));
+                self.say(&format!(
+                    "step {}: {counted} tokens in the conversation > {}; stopping",
+                    state.step + 1,
+                    self.settings.max_token_limit
+                ));
+                break StopReason::TokenLimit;
             }
             state.step += 1;
             // As the reference: a context-length retry shrinks `max_tokens` for this call only.

@@ -131,7 +131,12 @@ pub fn prompt(question: &str, candidate: &str, ground_truth: &str) -> String {
 
 /// `template` with `{question}`, `{ground_truth}` and `{model_answer}` filled in one pass (as
 /// the reference's f-string: a value that contains a placeholder's text is left as it is).
-pub fn fill_template(template: &str, question: &str, candidate: &str, ground_truth: &str) -> String {
+pub fn fill_template(
+    template: &str,
+    question: &str,
+    candidate: &str,
+    ground_truth: &str,
+) -> String {
     let mut out = String::with_capacity(template.len() + question.len() + candidate.len());
     let mut rest = template;
     while let Some(at) = rest.find('{') {
@@ -588,7 +593,12 @@ mod tests {
     #[test]
     fn templates_fill_in_one_pass() {
         assert_eq!(
-            fill_template("Q: {question}\nA: {ground_truth}\nC: {model_answer} {x}", "{ground_truth}?", "c", "g"),
+            fill_template(
+                "Q: {question}\nA: {ground_truth}\nC: {model_answer} {x}",
+                "{ground_truth}?",
+                "c",
+                "g"
+            ),
             "Q: {ground_truth}?\nA: g\nC: c {x}"
         );
     }

@@ -212,7 +212,12 @@ async fn bad_calls_become_observations_and_the_episode_goes_on() {
     assert_eq!(reqs.len(), 6);
     // Arguments that are not JSON: as the reference, the turn counts as one without a call:
     // the nudge goes as a user message and the call stays unanswered.
-    let last = reqs[1]["messages"].as_array().unwrap().last().unwrap().clone();
+    let last = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
     assert_eq!(last["role"], "user");
     assert!(
         last["content"]
@@ -343,7 +348,10 @@ async fn max_steps_and_token_limit_stop_the_episode() {
     // conversation passes 1,500 tokens after a few steps of long output.
     let server = FakeLlm::scripted(
         vec![],
-        Some(Reply::calls(&[("execute_bash", "{\"command\": \"seq 1 150\"}")])),
+        Some(Reply::calls(&[(
+            "execute_bash",
+            "{\"command\": \"seq 1 150\"}",
+        )])),
     )
     .unwrap();
     let run = episode(&server, |_, s| s.max_token_limit = 1_500).await;

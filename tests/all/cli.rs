@@ -367,7 +367,9 @@ fn benchmark_reports_bad_rows_by_line_and_runs_the_rest() {
         .unwrap()
         .path();
     assert!(
-        run_dir.to_string_lossy().ends_with("_d_openai_m_LLMinSandbox"),
+        run_dir
+            .to_string_lossy()
+            .ends_with("_d_openai_m_LLMinSandbox"),
         "{}",
         run_dir.display()
     );

@@ -200,7 +200,9 @@ fn compare(name: &str, reference: &Value, ours: &(Vec<Value>, Value, Value)) -> 
     }
     for (i, (a, b)) in theirs.iter().zip(requests).enumerate() {
         // Tool definitions byte for byte, key order included.
-        if a["tools"].to_string() != b["tools"].to_string() {
+        // As bytes: `Value`'s own equality ignores key order.
+        let bytes = |v: &Value| serde_json::to_vec(v).unwrap_or_default();
+        if bytes(&a["tools"]) != bytes(&b["tools"]) {
             diffs.push(format!(
                 "{name}: request {i}: tools differ:\n  reference {}\n  ours      {}",
                 a["tools"], b["tools"]

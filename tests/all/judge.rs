@@ -518,7 +518,8 @@ fn the_judge_command_rejudges_a_run_folder() {
         .unwrap()
         .to_string();
     assert!(
-        prompt.starts_with("Assess whether the following CANDIDATE ANSWER is CORRECT or INCORRECT.")
+        prompt
+            .starts_with("Assess whether the following CANDIDATE ANSWER is CORRECT or INCORRECT.")
             && prompt.contains("\nThe OFFICIAL ANSWER: ")
             && prompt.ends_with("Reply only with CORRECT or INCORRECT."),
         "{prompt}"

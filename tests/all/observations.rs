@@ -312,7 +312,10 @@ async fn submit_unknown_tools_and_unparsable_arguments() {
         "Execution output of \\[str_replace_editor]:\n"
     );
     let out = t.call("submit", "[1]").await.unwrap();
-    assert!(out.submitted, "submit with such arguments still ends the episode");
+    assert!(
+        out.submitted,
+        "submit with such arguments still ends the episode"
+    );
     assert_eq!(NO_TOOL_CALL, fixture("nudge.txt"));
     assert_eq!(
         call(&mut t, "execute_bash", r#"{"command": ""}"#).await,

@@ -181,7 +181,8 @@ fn a_reference_task_folder_runs_unchanged_in_both_modes() {
     // whatever its input_dir/output_dir say (said on stderr).
     let system = first["messages"][0]["content"].as_str().unwrap();
     assert!(
-        system.contains("Work in /testbed; inputs: INPUT=/testbed/documents ; outputs in /testbed.")
+        system
+            .contains("Work in /testbed; inputs: INPUT=/testbed/documents ; outputs in /testbed.")
             && system.contains(r#"Answer format: {"answer": "..."}"#)
             && !system.contains("{command_docs}"),
         "{system}"
@@ -192,7 +193,10 @@ fn a_reference_task_folder_runs_unchanged_in_both_modes() {
 
     let run_dir = only_run_dir(&out);
     let name = run_dir.file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.ends_with("_rt_openai_fake-model_LLMinSandbox"), "{name}");
+    assert!(
+        name.ends_with("_rt_openai_fake-model_LLMinSandbox"),
+        "{name}"
+    );
     let results = json_file(&run_dir.join("results.json"));
     assert_eq!(results["task"], "rt");
     assert_eq!(results["total"], 4);
@@ -391,8 +395,8 @@ fn a_task_name_is_the_references_own_task_with_its_prompts_tools_and_folders() {
     // The model answers each row of the reference's demo data (read from its wheel) where the
     // prompt says to write it, then submits.
     let demo = reference_task("demo");
-    let rows: Vec<Value> = serde_json::from_slice(&std::fs::read(demo.join("data.json")).unwrap())
-        .unwrap();
+    let rows: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(demo.join("data.json")).unwrap()).unwrap();
     let answers: Vec<(String, String)> = rows
         .iter()
         .map(|r| {
@@ -425,7 +429,15 @@ fn a_task_name_is_the_references_own_task_with_its_prompts_tools_and_folders() {
     let root = tempfile::tempdir().unwrap();
     let out = root.path().join("out");
     let o = run(bin()
-        .args(["benchmark", "--task", "demo", "--llm-name", "m", "--llm-base-url", &server.url])
+        .args([
+            "benchmark",
+            "--task",
+            "demo",
+            "--llm-name",
+            "m",
+            "--llm-base-url",
+            &server.url,
+        ])
         .arg("--output-dir")
         .arg(&out));
     let err = text(&o.stderr);
@@ -472,7 +484,8 @@ fn instruct_follow_folder(root: &Path) -> PathBuf {
         "dataset: json\ndata_files: if/data.json\n",
     )
     .unwrap();
-    let truth = json!({"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}).to_string();
+    let truth =
+        json!({"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}).to_string();
     let rows: Vec<Value> = (1..=4)
         .map(|i| json!({"id": format!("r{i}"), "domain": "if", "problem_statement": "Write a sentence.", "ground_truth": truth}))
         .collect();
@@ -520,14 +533,24 @@ fn reward_python_auto_moves_a_reward_to_the_host_when_only_the_host_has_its_impo
         .arg(root.path().join("out")));
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains("runs with the host's python3") && err.contains("termios"), "{err}");
+    assert!(
+        err.contains("runs with the host's python3") && err.contains("termios"),
+        "{err}"
+    );
     let results = json_file(&only_run_dir(&root.path().join("out")).join("results.json"));
     assert_eq!(results["mean_score"], 0.5, "{results}");
     // Forced into the sandbox, it stops the run instead.
     let o = run(bin()
         .args(["benchmark", "--task"])
         .arg(&task)
-        .args(["--reward-python", "sandbox", "--llm-name", "m", "--llm-base-url", &server.url])
+        .args([
+            "--reward-python",
+            "sandbox",
+            "--llm-name",
+            "m",
+            "--llm-base-url",
+            &server.url,
+        ])
         .arg("--output-dir")
         .arg(root.path().join("out2")));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
