@@ -208,18 +208,7 @@ impl Editor {
                 if text.is_empty() {
                     return Err(format!("Error: Could not read file {path}"));
                 }
-                let count = text.matches(&old).count();
-                if count == 0 {
-                    return Err(format!(
-                        "Error: No occurrences of old_str found in {path} for replacement."
-                    ));
-                }
-                if count > 1 {
-                    return Err(format!(
-                        "Error: Multiple occurrences ({count}) of old_str found in {path}. Please ensure it is unique before using str_replace."
-                    ));
-                }
-                let at = text.find(&old).unwrap_or(0);
+                let at = unique_match(&text, &old, &path)?;
                 let line = text[..at].matches('\n').count();
                 let updated = text.replacen(&old, &new, 1);
                 let old_len = old.len();
@@ -261,13 +250,7 @@ impl Editor {
                 };
                 let lines = split(&text);
                 let seen = split(&strip_terminal_codes(&text));
-                let at = usize::try_from(at)
-                    .ok()
-                    .filter(|a| *a <= lines.len())
-                    .ok_or(format!(
-                        "Error: Invalid insert_line {at}. Must be in [0, {}].",
-                        lines.len()
-                    ))?;
+                let at = insert_position(at, lines.len())?;
                 let new_lines: Vec<String> = new.split('\n').map(str::to_string).collect();
                 let updated = [&lines[..at], &new_lines[..], &lines[at..]]
                     .concat()
@@ -405,18 +388,7 @@ mod reference {
                 let content = expand_tabs(&content);
                 let old = expand_tabs(&old);
                 let new = expand_tabs(&args.new_str.unwrap_or_default());
-                let count = content.matches(&old).count();
-                if count == 0 {
-                    return Err(format!(
-                        "Error: No occurrences of old_str found in {path} for replacement."
-                    ));
-                }
-                if count > 1 {
-                    return Err(format!(
-                        "Error: Multiple occurrences ({count}) of old_str found in {path}. Please ensure it is unique before using str_replace."
-                    ));
-                }
-                let at = content.find(&old).unwrap_or(0);
+                let at = unique_match(&content, &old, path)?;
                 let line = content[..at].matches('\n').count();
                 let updated = content.replacen(&old, &new, 1);
                 write(sandbox, dir, rel, &updated)
@@ -443,13 +415,7 @@ mod reference {
                 } else {
                     content.split('\n').collect()
                 };
-                let at = usize::try_from(at)
-                    .ok()
-                    .filter(|a| *a <= lines.len())
-                    .ok_or(format!(
-                        "Error: Invalid insert_line {at}. Must be in [0, {}].",
-                        lines.len()
-                    ))?;
+                let at = insert_position(at, lines.len())?;
                 let new_lines: Vec<&str> = new.split('\n').collect();
                 let updated = [&lines[..at], &new_lines[..], &lines[at..]]
                     .concat()
@@ -492,6 +458,29 @@ mod reference {
             return Ok(format!("(empty file: {shown})"));
         }
         numbered_view(&expand_tabs(&text), shown, range)
+    }
+}
+
+/// `insert_line` as a position among `count` lines (0 to `count`), or the reference's error.
+fn insert_position(at: i64, count: usize) -> Result<usize, String> {
+    usize::try_from(at)
+        .ok()
+        .filter(|a| *a <= count)
+        .ok_or(format!(
+            "Error: Invalid insert_line {at}. Must be in [0, {count}]."
+        ))
+}
+
+/// Where `old` occurs in `text`, if exactly once; else the reference's error for none or many.
+fn unique_match(text: &str, old: &str, path: &str) -> Result<usize, String> {
+    match text.matches(old).count() {
+        0 => Err(format!(
+            "Error: No occurrences of old_str found in {path} for replacement."
+        )),
+        1 => Ok(text.find(old).unwrap_or(0)),
+        count => Err(format!(
+            "Error: Multiple occurrences ({count}) of old_str found in {path}. Please ensure it is unique before using str_replace."
+        )),
     }
 }
 

@@ -161,6 +161,17 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
+    /// What `submit` answers: `<<< Finished >>>`, and the episode ends.
+    fn finished(started: Instant) -> Self {
+        ToolOutput {
+            observation: FINISHED.into(),
+            submitted: true,
+            exit_code: None,
+            error: false,
+            duration: started.elapsed(),
+        }
+    }
+
     fn text(observation: String, error: bool, started: Instant) -> Self {
         ToolOutput {
             observation,
@@ -295,13 +306,7 @@ impl Toolbox {
                     started,
                 ),
             },
-            "submit" => ToolOutput {
-                observation: FINISHED.into(),
-                submitted: true,
-                exit_code: None,
-                error: false,
-                duration: started.elapsed(),
-            },
+            "submit" => ToolOutput::finished(started),
             other => ToolOutput::text(format!("Unknown action: {other}"), true, started),
         })
     }
@@ -328,13 +333,7 @@ impl Toolbox {
 /// tool's header with no output (its observation of an empty result); `submit` still ends.
 fn not_an_object(name: &str, started: Instant) -> ToolOutput {
     match name {
-        "submit" => ToolOutput {
-            observation: FINISHED.into(),
-            submitted: true,
-            exit_code: None,
-            error: false,
-            duration: started.elapsed(),
-        },
+        "submit" => ToolOutput::finished(started),
         "execute_bash" => ToolOutput::text(
             "Exit code: 0\nExecution output of \\[execute_bash]:\n".into(),
             true,

@@ -321,24 +321,22 @@ async fn a_hung_server_hits_the_request_timeout() {
 
 #[tokio::test]
 async fn max_steps_and_token_limit_stop_the_episode() {
-    let server = FakeLlm::scripted(
-        vec![],
-        Some(Reply::calls(&[(
-            "execute_bash",
-            "{\"command\": \"echo step\"}",
-        )])),
-    )
-    .unwrap();
+    // A model that runs `command` forever.
+    let repeating = |command: &str, usage: u64| {
+        let args = serde_json::json!({ "command": command }).to_string();
+        FakeLlm::scripted(
+            vec![],
+            Some(Reply::calls(&[("execute_bash", &args)]).with_usage(usage)),
+        )
+        .unwrap()
+    };
+    let server = repeating("echo step", 100);
     let run = episode(&server, |_, s| s.max_steps = 3).await;
     assert_eq!(run.result.stop, StopReason::MaxSteps);
     assert_eq!(run.result.steps, 3);
     assert_eq!(server.requests().len(), 3);
 
-    let server = FakeLlm::scripted(
-        vec![],
-        Some(Reply::calls(&[("execute_bash", "{\"command\": \"echo step\"}")]).with_usage(70_000)),
-    )
-    .unwrap();
+    let server = repeating("echo step", 70_000);
     // Counted from the server's usage (`--budget server-usage`): after the first call.
     let run = episode(&server, |_, s| s.deviations.budget = Budget::ServerUsage).await;
     assert_eq!(run.result.stop, StopReason::TokenLimit);
@@ -346,14 +344,7 @@ async fn max_steps_and_token_limit_stop_the_episode() {
 
     // As the reference counts: before each call, over the messages (litellm's count); the
     // conversation passes 1,500 tokens after a few steps of long output.
-    let server = FakeLlm::scripted(
-        vec![],
-        Some(Reply::calls(&[(
-            "execute_bash",
-            "{\"command\": \"seq 1 150\"}",
-        )])),
-    )
-    .unwrap();
+    let server = repeating("seq 1 150", 100);
     let run = episode(&server, |_, s| s.max_token_limit = 1_500).await;
     assert_eq!(run.result.stop, StopReason::TokenLimit);
     let sent = server.requests().len() as u32;

@@ -125,6 +125,17 @@ fn task_folder(root: &Path) -> PathBuf {
     dir
 }
 
+/// `benchmark --task TASK --llm-name m --llm-base-url URL EXTRA... --output-dir OUT`.
+fn bench(task: &Path, url: &str, out: &Path, extra: &[&str]) -> std::process::Output {
+    run(bin()
+        .args(["benchmark", "--task"])
+        .arg(task)
+        .args(["--llm-name", "m", "--llm-base-url", url])
+        .args(extra)
+        .arg("--output-dir")
+        .arg(out))
+}
+
 fn only_run_dir(out: &Path) -> PathBuf {
     let dirs: Vec<PathBuf> = std::fs::read_dir(out)
         .unwrap()
@@ -314,12 +325,7 @@ fn a_reward_that_needs_a_missing_package_stops_the_run_naming_it() {
         "from math_verify import parse\n\ndef compute_score(a, g, **k):\n    return 1.0\n",
     )
     .unwrap();
-    let o = run(bin()
-        .args(["benchmark", "--task"])
-        .arg(&task)
-        .args(["--llm-name", "m", "--llm-base-url", &server.url])
-        .arg("--output-dir")
-        .arg(root.path().join("out")));
+    let o = bench(&task, &server.url, &root.path().join("out"), &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     let err = text(&o.stderr);
     assert!(
@@ -525,12 +531,7 @@ fn reward_python_auto_moves_a_reward_to_the_host_when_only_the_host_has_its_impo
         "import sys, termios\n\ndef compute_score(a, g, **k):\n    return 1.0 if sys.platform != 'wasi' and a.split()[-1:] == [g] else 0.0\n",
     )
     .unwrap();
-    let o = run(bin()
-        .args(["benchmark", "--task"])
-        .arg(&task)
-        .args(["--llm-name", "m", "--llm-base-url", &server.url])
-        .arg("--output-dir")
-        .arg(root.path().join("out")));
+    let o = bench(&task, &server.url, &root.path().join("out"), &[]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
@@ -540,19 +541,12 @@ fn reward_python_auto_moves_a_reward_to_the_host_when_only_the_host_has_its_impo
     let results = json_file(&only_run_dir(&root.path().join("out")).join("results.json"));
     assert_eq!(results["mean_score"], 0.5, "{results}");
     // Forced into the sandbox, it stops the run instead.
-    let o = run(bin()
-        .args(["benchmark", "--task"])
-        .arg(&task)
-        .args([
-            "--reward-python",
-            "sandbox",
-            "--llm-name",
-            "m",
-            "--llm-base-url",
-            &server.url,
-        ])
-        .arg("--output-dir")
-        .arg(root.path().join("out2")));
+    let o = bench(
+        &task,
+        &server.url,
+        &root.path().join("out2"),
+        &["--reward-python", "sandbox"],
+    );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
 
