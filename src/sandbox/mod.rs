@@ -8,7 +8,7 @@ mod network;
 
 use std::sync::Arc;
 
-pub use crate::runtime::layout::{GUEST_TMP, GUEST_WORKSPACE};
+pub use crate::runtime::layout::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE};
 pub use crate::runtime::{Quota, QuotaError};
 pub use http::{BadCertificate, HttpSettings};
 pub use network::{BadHost, NetworkDenied, NetworkPolicy};
@@ -83,7 +83,7 @@ impl SandboxBuilder {
         self
     }
 
-    /// Bytes the sandbox's `/testbed` and `/tmp` may hold together, whoever writes (shell,
+    /// Bytes the sandbox's `/testbed`, `/tmp` and `/root` may hold together, whoever writes (shell,
     /// editor, Python). Default [`DEFAULT_DISK_QUOTA`] (1 GiB).
     pub fn disk_quota(mut self, bytes: u64) -> Self {
         self.disk_quota = bytes;
@@ -113,7 +113,7 @@ impl SandboxBuilder {
     }
 
     /// Set a guest environment variable. Default environment: [`layout::DEFAULT_ENV`]
-    /// (`HOME=/tmp`, `TMPDIR=/tmp`, `PATH`, `LANG=C.UTF-8`, `MPLBACKEND=Agg`,
+    /// (`HOME=/root`, `TMPDIR=/tmp`, `PATH`, `LANG=C.UTF-8`, `MPLBACKEND=Agg`,
     /// `PYTHONTZPATH=`); nothing from the host.
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         let key = key.into();
@@ -133,8 +133,13 @@ impl SandboxBuilder {
             None => Workspace::temporary()?,
         };
         let scratch = Workspace::temporary()?;
+        let home = Workspace::temporary()?;
         let quota = Quota::new(
-            vec![workspace.shared_dir(), scratch.shared_dir()],
+            vec![
+                workspace.shared_dir(),
+                scratch.shared_dir(),
+                home.shared_dir(),
+            ],
             self.disk_quota,
             self.max_files,
         );
@@ -142,6 +147,7 @@ impl SandboxBuilder {
             runtime: self.runtime,
             workspace,
             scratch,
+            home,
             limits: self.limits,
             env: self.env,
             cwd: GUEST_WORKSPACE.to_string(),
@@ -160,6 +166,8 @@ pub struct Sandbox {
     runtime: Arc<Runtime>,
     workspace: Workspace,
     scratch: Workspace,
+    /// `/root`, the user's home (empty at first).
+    home: Workspace,
     limits: Limits,
     env: Vec<(String, String)>,
     cwd: String,
@@ -304,6 +312,11 @@ impl Sandbox {
         self.scratch.shared_dir()
     }
 
+    /// The home directory's capability (`/root` in the guest), shared.
+    pub fn home_shared(&self) -> Arc<cap_std::fs::Dir> {
+        self.home.shared_dir()
+    }
+
     /// The shared runtime.
     pub fn runtime(&self) -> &Arc<Runtime> {
         &self.runtime
@@ -443,6 +456,7 @@ impl Sandbox {
             mounts: vec![
                 mount(self.workspace.shared_dir(), GUEST_WORKSPACE),
                 mount(self.scratch.shared_dir(), GUEST_TMP),
+                mount(self.home.shared_dir(), GUEST_HOME),
             ],
             quota: Some(self.quota.clone()),
             network: Some(self.door.clone()),

@@ -17,7 +17,7 @@ pub(crate) use observation::strip_terminal_codes;
 pub use observation::{ObservationFormat, TRUNCATION_NOTE, observation, timeout_text};
 
 use crate::runtime::executor;
-use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
+use crate::sandbox::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE, Sandbox};
 use commands::{Pip, PipCommand, PythonCommand, UNAVAILABLE, Unavailable};
 use fs::CapFs;
 
@@ -182,6 +182,7 @@ impl Shell {
         // The sandbox's own directory handles, shared: no extra file descriptors per shell.
         let ws = sandbox.workspace().shared_dir();
         let tmp = sandbox.scratch_shared();
+        let home = sandbox.home_shared();
         let quota = sandbox.quota().clone();
         let pip = PipCommand::shared(sandbox.runtime());
         let faults = Arc::new(Mutex::new(None));
@@ -225,6 +226,9 @@ impl Shell {
                 "pip3",
                 Box::new(Pip(pip.clone(), sandbox.clone(), python_stop.clone())),
             );
+        b = b
+            .builtin("id", Box::new(commands::Id))
+            .builtin("whoami", Box::new(commands::Whoami));
         for (name, reason) in UNAVAILABLE {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }
@@ -244,6 +248,7 @@ impl Shell {
         };
         mount(GUEST_WORKSPACE, ws)?;
         mount(GUEST_TMP, tmp)?;
+        mount(GUEST_HOME, home)?;
         Ok(Shell {
             bash: Arc::new(tokio::sync::Mutex::new(Some(bash))),
             settings,
