@@ -575,12 +575,11 @@ def _lis_alarm_check(S, frame=None):
     if handler == 1:  # SIG_IGN
         return
     if not callable(handler):
-        # SIG_DFL: the process ends as killed by the signal (its buffered output is lost,
-        # as on Linux); the shell reports it the way bash does.
+        # SIG_DFL: the program ends as killed by the signal, with the status and message
+        # bash gives (WASI's exit cannot carry a status over 125: it ends by SystemExit).
         _lis_sys.stderr.write({14: "Alarm clock", 26: "Virtual timer expired"}.get(
             signum, "Profiling timer expired") + "\n")
-        _lis_sys.stderr.flush()
-        _lis_os._exit(128 + signum)
+        raise SystemExit(128 + signum)
     if frame is None:
         frame = _lis_sys._getframe(2)
     handler(signum, frame)

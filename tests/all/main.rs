@@ -12,6 +12,7 @@ mod faults;
 mod hub;
 mod judge;
 mod limits;
+mod linux_box;
 mod mcp;
 mod observations;
 mod packages;
