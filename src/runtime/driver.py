@@ -21,6 +21,7 @@ def _lis_main():
             _lis_net_install(sys)
         status = _lis_run(req, os, sys)
         _lis_threads_exit()
+        _lis_commands_exit()
     except BaseException as e:  # noqa: BLE001 - the driver itself must never die silently
         sys.stderr.write("llm-in-sandbox driver error: %r\n" % (e,))
         status = 70

@@ -442,6 +442,24 @@ impl Sandbox {
         cwd: &str,
         limits: Limits,
     ) -> Result<RunResult, SandboxError> {
+        self.run_with_processes(invocation, stdin, env, cwd, limits, None)
+            .await
+    }
+
+    /// [`Sandbox::run_with_limits`], with the guest's `subprocess`/`os.system` commands going
+    /// to `processes` (the shell that runs this `python3`).
+    ///
+    /// # Errors
+    /// Host-side failures only; see [`Runtime::run`].
+    pub async fn run_with_processes(
+        &self,
+        invocation: Invocation,
+        stdin: &[u8],
+        env: &[(String, String)],
+        cwd: &str,
+        limits: Limits,
+        processes: Option<Arc<dyn crate::runtime::procs::GuestProcesses>>,
+    ) -> Result<RunResult, SandboxError> {
         let mount = |dir: Arc<cap_std::fs::Dir>, guest: &str| Mount {
             dir,
             guest_path: guest.to_string(),
@@ -460,6 +478,7 @@ impl Sandbox {
             ],
             quota: Some(self.quota.clone()),
             network: Some(self.door.clone()),
+            processes,
         };
         // The runtime re-measures the quota after the call.
         let mut r = self.runtime.run(req).await?;

@@ -27,6 +27,8 @@ pub struct PythonCommand {
     pub(super) call_deadline: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
     /// Set while the shell's call is stopped: interrupted, or past its per-call limit.
     pub(super) interrupt: Arc<tokio::sync::watch::Sender<bool>>,
+    /// Where the program's `subprocess`/`os.system` commands run.
+    pub(super) processes: Arc<super::processes::ShellProcesses>,
 }
 
 fn guest_cwd(cwd: &std::path::Path) -> Option<String> {
@@ -86,7 +88,9 @@ impl Builtin for PythonCommand {
         }
         let mut stop = self.interrupt.subscribe();
         let run = tokio::select! {
-            r = self.sandbox.run_with_limits(invocation, &stdin, &env, &cwd, limits.clone()) => r,
+            r = self.sandbox.run_with_processes(
+                invocation, &stdin, &env, &cwd, limits.clone(), Some(self.processes.clone())
+            ) => r,
             // Dropping the run stops the instance at its next epoch check.
             _ = stop.wait_for(|v| *v) => {
                 return Ok(result(Vec::new(), b"python3: stopped\n".to_vec(), 130));

@@ -6,6 +6,7 @@
 mod commands;
 mod fs;
 mod observation;
+mod processes;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -119,6 +120,8 @@ pub struct Shell {
     interrupter: Interrupter,
     /// Calls started (and ended) so far: a per-call timer fires only into its own call.
     calls: Arc<std::sync::atomic::AtomicU64>,
+    /// What the next call's commands read on stdin (a guest's `subprocess` input).
+    stdin: Option<Vec<u8>>,
 }
 
 /// Stops the call a [`Shell`] is running from outside it (e.g. the client that asked for it
@@ -179,6 +182,15 @@ impl Shell {
     /// # Errors
     /// [`ShellError::Mount`] when the directories cannot be shared.
     pub fn new(sandbox: Arc<Sandbox>, settings: ShellSettings) -> Result<Shell, ShellError> {
+        Shell::at_depth(sandbox, settings, 0)
+    }
+
+    /// A shell for commands that a `python3` started `depth` shells deep (0: the episode's).
+    fn at_depth(
+        sandbox: Arc<Sandbox>,
+        settings: ShellSettings,
+        depth: u32,
+    ) -> Result<Shell, ShellError> {
         // The sandbox's own directory handles, shared: no extra file descriptors per shell.
         let ws = sandbox.workspace().shared_dir();
         let tmp = sandbox.scratch_shared();
@@ -212,6 +224,7 @@ impl Shell {
                 faults: faults.clone(),
                 call_deadline: call_deadline.clone(),
                 interrupt: python_stop.clone(),
+                processes: Arc::new(processes::ShellProcesses::new(sandbox.clone(), depth)),
             })
         };
         b = b
@@ -257,6 +270,7 @@ impl Shell {
             call_deadline,
             interrupter,
             calls: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+            stdin: None,
         })
     }
 
@@ -348,6 +362,7 @@ impl Shell {
             .ok_or_else(|| ShellFault("the shell was lost by an earlier failure".into()))?;
         let cap = self.settings.max_output_bytes;
         let script = script.to_string();
+        let stdin = self.stdin.take();
         let limit = limit.filter(|l| *l < self.settings.timeout);
         self.interrupter.reset();
         // A failure left by a call nobody waited for belongs to that call.
@@ -383,7 +398,7 @@ impl Shell {
         let (tx, rx) = tokio::sync::oneshot::channel();
         executor::detach(async move {
             let r = match slot.as_mut() {
-                Some(bash) => run_script(bash, &script, cap, sink).await,
+                Some(bash) => run_script(bash, &script, cap, sink, stdin).await,
                 None => (Err(bashkit::Error::Cancelled), (Vec::new(), Vec::new())),
             };
             drop(slot);
@@ -496,6 +511,7 @@ async fn run_script(
     script: &str,
     cap: usize,
     mut extra: Option<OutputSink>,
+    stdin: Option<Vec<u8>>,
 ) -> (bashkit::Result<bashkit::ExecResult>, Partial) {
     let partial = Arc::new(Mutex::new((Vec::<u8>::new(), Vec::<u8>::new())));
     let sink = partial.clone();
@@ -509,7 +525,11 @@ async fn run_script(
         let room = cap.saturating_sub(p.1.len());
         p.1.extend_from_slice(&err.as_bytes()[..err.as_bytes().len().min(room)]);
     });
-    let run = bash.exec_streaming(script, callback).await;
+    let mut options = bashkit::ExecOptions::new().streaming(callback);
+    if let Some(stdin) = stdin {
+        options = options.stdin(stdin);
+    }
+    let run = bash.exec_with_options(script, options).await;
     let partial = std::mem::take(&mut *lock(&partial));
     (run, partial)
 }
