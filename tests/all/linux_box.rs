@@ -50,7 +50,7 @@ async fn linux_programs_match_host_python() {
         .filter(|p| p.extension().is_some_and(|x| x == "py"))
         .collect();
     programs.sort();
-    assert!(programs.len() >= 15, "fixtures missing: {programs:?}");
+    assert!(programs.len() >= 17, "fixtures missing: {programs:?}");
     let mut same = 0;
     let mut report = String::new();
     for program in &programs {
@@ -59,16 +59,18 @@ async fn linux_programs_match_host_python() {
             .map(|n| n.to_string_lossy().into_owned());
         let name = name.unwrap_or_default();
         let (want, want_code) = on_host(program);
-        let sb = sandbox();
+        // Through the shell, as models run programs (and so `subprocess` has a shell).
+        let sb = Arc::new(sandbox());
         let source = std::fs::read(program).expect("read program");
         sb.write_workspace_file("prog.py", &source).expect("write");
-        let r = py(&sb, &["prog.py"]).await;
-        if r.stdout_text() == want && r.exit_code == want_code {
+        let mut shell = Shell::new(sb, ShellSettings::default()).expect("shell");
+        let r = shell.exec("python3 prog.py").await.expect("shell");
+        if r.stdout == want && r.exit_code == want_code {
             same += 1;
         } else {
             report.push_str(&format!(
-                "--- {name}: host exit {want_code}\n{want}\n--- sandbox\n{}\n",
-                show(&r)
+                "--- {name}: host exit {want_code}\n{want}\n--- sandbox exit {}\n{}\n{}\n",
+                r.exit_code, r.stdout, r.stderr
             ));
         }
     }
@@ -234,4 +236,42 @@ async fn a_thread_that_cannot_go_on_is_stopped_and_named() {
         show(&r)
     );
     assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[tokio::test]
+async fn commands_nest_to_a_bound_and_need_a_shell() {
+    // python3 -> shell -> python3 -> shell -> python3 -> shell -> python3: the fourth shell is
+    // refused with a clear error.
+    let sb = Arc::new(sandbox());
+    sb.write_workspace_file(
+        "nest.py",
+        b"import subprocess, sys\n\
+          n = int(sys.argv[1])\n\
+          try:\n\
+          \x20   r = subprocess.run(['python3', 'nest.py', str(n + 1)], capture_output=True, text=True)\n\
+          \x20   print(n, r.stdout.strip())\n\
+          except OSError as e:\n\
+          \x20   print(n, 'refused:', 'at most 3 shells deep' in str(e))\n",
+    )
+    .expect("write");
+    let mut shell = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
+    let r = shell.exec("python3 nest.py 0").await.expect("shell");
+    assert_eq!(r.stdout, "0 1 2 3 refused: True\n", "{r:?}");
+    // A command's writes land in the same workspace.
+    let r = shell
+        .exec("python3 -c \"import os; os.system('echo made > made.txt')\"; cat made.txt")
+        .await
+        .expect("shell");
+    assert_eq!(r.stdout, "made\n", "{r:?}");
+    // Without a shell (the library's direct python3 call), a command fails clearly.
+    let r = py(
+        &sb,
+        &["-c", "import subprocess\ntry:\n    subprocess.run('true', shell=True)\nexcept OSError as e:\n    print(e)"],
+    )
+    .await;
+    assert!(
+        ok(&r).contains("no shell to run commands in"),
+        "{}",
+        show(&r)
+    );
 }
