@@ -74,6 +74,7 @@ async fn linux_programs_match_host_python() {
             ));
         }
     }
+    eprint!("{report}");
     let ratio = same as f64 / programs.len() as f64;
     eprintln!(
         "linux programs: {same}/{} give the host CPython's output ({:.0}%)",
