@@ -1,7 +1,7 @@
-//! One episode's sandbox: a workspace seen by the guest as `/testbed`, a private `/tmp`, the
-//! shared Python runtime, and the two policies every tool in it obeys: one disk [`Quota`]
-//! (charged live by the shell, the editor and Python) and one [`NetworkPolicy`]. Usable on its
-//! own (no agent needed).
+//! One episode's sandbox: a workspace seen by the guest as `/testbed`, a private `/tmp` and
+//! home (`/root`), the shared Python runtime, and the two policies every tool in it obeys: one
+//! disk [`Quota`] (charged live by the shell, the editor and Python) and one [`NetworkPolicy`].
+//! Usable on its own (no agent needed).
 
 mod http;
 mod network;
@@ -43,9 +43,9 @@ pub enum SandboxError {
 /// The most bytes one `pip install` in an episode may unpack (the disk quota also applies).
 pub const MAX_INSTALL_BYTES: u64 = 256 << 20;
 
-/// The disk quota's default size: 1 GiB over `/testbed` and `/tmp` together.
+/// The disk quota's default size: 1 GiB over `/testbed`, `/tmp` and `/root` together.
 pub const DEFAULT_DISK_QUOTA: u64 = 1 << 30;
-/// The default cap on files over `/testbed` and `/tmp` together.
+/// The default cap on files over `/testbed`, `/tmp` and `/root` together.
 pub const DEFAULT_MAX_FILES: u64 = 100_000;
 
 /// Builds a [`Sandbox`]. Grants nothing beyond the workspace and a private `/tmp`: no network,

@@ -1,7 +1,7 @@
 //! The in-process bash behind `execute_bash`: a bashkit interpreter over the sandbox's
-//! directories (cap-std backends mounted at `/testbed` and `/tmp`), with `python3` going to the
-//! WASM CPython. It never starts a host process. One shell per episode: `cd`, variables and
-//! functions persist between calls.
+//! directories (cap-std backends mounted at `/testbed`, `/tmp` and `/root`), with `python3`
+//! going to the WASM CPython. It never starts a host process. One shell per episode: `cd`,
+//! variables and functions persist between calls.
 
 mod commands;
 mod fs;
