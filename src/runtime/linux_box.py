@@ -101,6 +101,14 @@ def _lis_identity(os, sys, types):
     for name in ("setuid", "seteuid", "setgid", "setegid"):
         if not hasattr(os, name):
             setattr(os, name, setter(name))
+    if not hasattr(os, "umask"):
+        mask = [0o022]
+
+        def umask(new):
+            old, mask[0] = mask[0], _lis_index(new, "mask") & 0o777
+            return old
+
+        os.umask = umask
     os.cpu_count = lambda: _LIS_CPUS
     os.process_cpu_count = lambda: _LIS_CPUS
     if not hasattr(os, "sched_getaffinity"):
@@ -450,6 +458,10 @@ def _lis_patch_threading(threading):
     import _threading_local
 
     threading.local = _threading_local.local
+    # Thread names count from 1 in a fresh process ("Thread-1 (work)").
+    import itertools
+
+    threading._counter = itertools.count(1).__next__
 
 
 def _lis_patch_queue(queue):
