@@ -12,6 +12,12 @@
 //!   Answer `{"ok": true, "status", "reason", "version", "headers"}\0BODY`, or a refusal
 //!   `{"ok": false, "error": KIND, "message": ...}` (KIND as [`HttpRefusal::kind`]).
 //!
+//! - `proc\0{"script", "program": name|null, "timeout": seconds|null}\0STDIN`: run a command
+//!   in the sandbox's shell ([`GuestProcesses`]). Answer `{"ok": true, "status", "stdout": N,
+//!   "timed_out"}\0` then N bytes of stdout and the rest stderr; or `{"ok": false, "error":
+//!   "notfound"|"refused", "message"}`.
+//! - `which\0{"name"}`: where the shell finds a command. Answer `{"ok": true, "path": ...}`.
+//!
 //! Header values travel as JSON strings of the bytes read as Latin-1 (one char per byte).
 //! JSON escapes NUL, so the first NUL after the JSON always ends it. Any other request gets
 //! `-1`, as when no host is bound.
@@ -29,6 +35,7 @@ use wasmtime::{Caller, Linker};
 
 use super::GuestState;
 use super::net::{GuestNetwork, HttpRefusal, HttpRequest, HttpResponse};
+use super::procs::{GuestProcesses, ProcessAnswer, ProcessRequest};
 
 /// `host::call` results, as the guest's `_host` module reads them.
 const OK: i32 = 0;
@@ -38,6 +45,10 @@ const FAULT: i32 = -2;
 const RUN_REQUEST: &[u8] = b"request";
 const HTTP_CHECK: &[u8] = b"http-check\0";
 const HTTP: &[u8] = b"http\0";
+const PROC: &[u8] = b"proc\0";
+const WHICH: &[u8] = b"which\0";
+/// The largest `proc` request read (script and stdin).
+const MAX_PROC_BYTES: usize = 64 << 20;
 /// The largest `http-check` request read (a URL).
 const MAX_CHECK_BYTES: usize = 64 << 10;
 
@@ -69,6 +80,19 @@ pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> wasmtime::Result
                             (caller.data().network.clone(), caller.data().deadline);
                         http(&mut caller, network, deadline, req, len).await
                     }
+                    Kind::Proc | Kind::Which => {
+                        let (processes, deadline) =
+                            (caller.data().processes.clone(), caller.data().deadline);
+                        let bytes = match read_guest(&mut caller, req, len, MAX_PROC_BYTES) {
+                            Ok(bytes) => bytes,
+                            Err(_) => return Ok(FAULT),
+                        };
+                        if matches!(kind, Kind::Proc) {
+                            proc(processes, deadline, &bytes[PROC.len()..]).await
+                        } else {
+                            vec![which(processes, &bytes[WHICH.len()..]).await]
+                        }
+                    }
                     Kind::Other => return Ok(NO_HOST),
                 };
                 answer(&mut caller, &answer_parts, out_ptr, out_len).await
@@ -82,6 +106,8 @@ enum Kind {
     Run,
     Check,
     Http,
+    Proc,
+    Which,
     Other,
 }
 
@@ -101,6 +127,10 @@ fn read_kind(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<
         Kind::Check
     } else if head.starts_with(HTTP) {
         Kind::Http
+    } else if head.starts_with(PROC) {
+        Kind::Proc
+    } else if head.starts_with(WHICH) {
+        Kind::Which
     } else {
         Kind::Other
     })
@@ -225,6 +255,87 @@ fn parse_http(bytes: &[u8], deadline: Instant) -> Result<HttpRequest, HttpRefusa
         body: bytes[split + 1..].to_vec(),
         timeout,
     })
+}
+
+#[derive(Deserialize)]
+struct ProcMeta {
+    script: String,
+    program: Option<String>,
+    timeout: Option<f64>,
+}
+
+fn proc_refusal(kind: &str, message: &str) -> Vec<Vec<u8>> {
+    vec![
+        serde_json::json!({"ok": false, "error": kind, "message": message})
+            .to_string()
+            .into_bytes(),
+    ]
+}
+
+/// Serve a `proc` request: run the command in the sandbox's shell, bounded by the guest's
+/// timeout and what is left of the Python call's deadline.
+async fn proc(
+    processes: Option<Arc<dyn GuestProcesses>>,
+    deadline: Instant,
+    bytes: &[u8],
+) -> Vec<Vec<u8>> {
+    let Some(processes) = processes else {
+        return proc_refusal(
+            "refused",
+            "this Python call has no shell to run commands in (only `python3` run from the \
+             sandbox's shell can start commands)",
+        );
+    };
+    let Some(split) = bytes.iter().position(|b| *b == 0) else {
+        return proc_refusal("refused", "malformed proc request");
+    };
+    let meta: ProcMeta = match serde_json::from_slice(&bytes[..split]) {
+        Ok(meta) => meta,
+        Err(e) => return proc_refusal("refused", &format!("malformed proc request: {e}")),
+    };
+    let left = deadline.saturating_duration_since(Instant::now());
+    let timeout = match meta.timeout {
+        Some(t) if t.is_finite() && t >= 0.0 => {
+            Duration::try_from_secs_f64(t).map_or(left, |t| t.min(left))
+        }
+        _ => left,
+    };
+    let request = ProcessRequest {
+        script: meta.script,
+        program: meta.program,
+        stdin: bytes[split + 1..].to_vec(),
+        timeout,
+    };
+    match processes.run(request).await {
+        ProcessAnswer::Done {
+            status,
+            stdout,
+            stderr,
+            timed_out,
+        } => {
+            let head = serde_json::json!({
+                "ok": true, "status": status, "stdout": stdout.len(), "timed_out": timed_out,
+            });
+            vec![head.to_string().into_bytes(), vec![0], stdout, stderr]
+        }
+        ProcessAnswer::NotFound => proc_refusal("notfound", "No such file or directory"),
+        ProcessAnswer::Refused(why) => proc_refusal("refused", &why),
+    }
+}
+
+#[derive(Deserialize)]
+struct WhichMeta {
+    name: String,
+}
+
+async fn which(processes: Option<Arc<dyn GuestProcesses>>, bytes: &[u8]) -> Vec<u8> {
+    let path = match (processes, serde_json::from_slice::<WhichMeta>(bytes)) {
+        (Some(p), Ok(meta)) => p.which(meta.name).await,
+        _ => None,
+    };
+    serde_json::json!({"ok": true, "path": path})
+        .to_string()
+        .into_bytes()
 }
 
 fn latin1_bytes(s: &str) -> Option<Vec<u8>> {

@@ -10,16 +10,6 @@ import json as _lis_json
 import os as _lis_os
 import sys as _lis_sys
 import types as _lis_types
-import signal as _lis_signal
-
-if not hasattr(_lis_signal, "alarm"):
-    # WASI has no alarms. Code that arms a timeout with `signal.alarm` (math_verify does, by
-    # default) runs without one instead of failing: the host's per-call deadline still stops
-    # it. Returns 0, as when no alarm was set.
-    def _lis_alarm(seconds):
-        return 0
-
-    _lis_signal.alarm = _lis_alarm
 
 
 def _lis_main():
@@ -30,6 +20,8 @@ def _lis_main():
         if _LisNetFinder not in sys.meta_path:
             _lis_net_install(sys)
         status = _lis_run(req, os, sys)
+        _lis_threads_exit()
+        _lis_commands_exit()
     except BaseException as e:  # noqa: BLE001 - the driver itself must never die silently
         sys.stderr.write("llm-in-sandbox driver error: %r\n" % (e,))
         status = 70
@@ -200,9 +192,10 @@ def _lis_net_install(sys):
 
 
 class _LisNetFinder:
+    # Patches the modules named in `_LIS_PATCHES` (linux_box.py) as they are imported.
     @staticmethod
     def find_spec(name, path=None, target=None):
-        if name != "http.client":
+        if name not in _LIS_PATCHES:
             return None
         for finder in _lis_sys.meta_path:
             find = getattr(finder, "find_spec", None)
@@ -228,7 +221,7 @@ class _LisPatchingLoader:
 
     def exec_module(self, module):
         self._lis_loader.exec_module(module)
-        _lis_patch_http(module, _lis_sys)
+        _LIS_PATCHES[module.__name__](module)
 
 
 def _lis_door_call(kind, meta, body=b""):

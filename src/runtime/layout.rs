@@ -13,6 +13,9 @@ pub const GUEST_MPL_DATA: &str = "/usr/local/lib/python315.zip/matplotlib/mpl-da
 pub const GUEST_WORKSPACE: &str = "/testbed";
 /// The sandbox's private scratch directory, read-write; preopened fourth (fd 6).
 pub const GUEST_TMP: &str = "/tmp";
+/// The user's home (root's, as in the reference's container), read-write; preopened fifth
+/// (fd 7). Its own directory, counted in the sandbox's quota like `/testbed` and `/tmp`.
+pub const GUEST_HOME: &str = "/root";
 
 /// The read-only site layer of extra packages (`setup --with`): inside the library folder, so
 /// it needs no preopen of its own. On `sys.path` after the stdlib, so it never shadows a
@@ -27,7 +30,7 @@ pub const USER_SITE_IN_TMP: &str = ".local/lib/python3.15/site-packages";
 /// The environment the snapshot is made with. Part of the snapshot's recipe: changing it
 /// makes a new snapshot.
 pub const SNAPSHOT_ENV: [(&str, &str); 4] = [
-    ("HOME", "/tmp"),
+    ("HOME", GUEST_HOME),
     ("TMPDIR", "/tmp"),
     ("MPLBACKEND", "Agg"),
     ("PYTHONTZPATH", ""),
@@ -35,7 +38,7 @@ pub const SNAPSHOT_ENV: [(&str, &str); 4] = [
 
 /// The environment every command starts with (nothing of the host's).
 pub const DEFAULT_ENV: [(&str, &str); 6] = [
-    ("HOME", "/tmp"),
+    ("HOME", GUEST_HOME),
     ("TMPDIR", "/tmp"),
     ("PATH", "/usr/local/bin:/usr/bin:/bin"),
     ("LANG", "C.UTF-8"),

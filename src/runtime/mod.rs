@@ -11,6 +11,7 @@ pub mod layout;
 mod limits;
 pub mod net;
 mod preload;
+pub mod procs;
 mod quota;
 
 use std::path::{Path, PathBuf};
@@ -197,6 +198,9 @@ pub struct RunRequest {
     /// Where the guest's HTTP requests go (`urllib`, `http.client`), through the host door.
     /// `None`: no network at all.
     pub network: Option<Arc<dyn net::GuestNetwork>>,
+    /// Where the guest's `subprocess`/`os.system` commands run (the episode's shell), through
+    /// the host door. `None`: they fail with an `OSError` saying why.
+    pub processes: Option<Arc<dyn procs::GuestProcesses>>,
 }
 
 struct GuestState {
@@ -208,6 +212,8 @@ struct GuestState {
     request: Option<Vec<u8>>,
     /// Where the guest's HTTP requests go (`None`: refused).
     network: Option<Arc<dyn net::GuestNetwork>>,
+    /// Where the guest's commands run (`None`: refused).
+    processes: Option<Arc<dyn procs::GuestProcesses>>,
     /// When the call's deadline passes: a request through the door may not outlive it.
     deadline: Instant,
 }
@@ -221,7 +227,9 @@ const STACK: usize = 8 << 20;
 /// Chosen by measurement (README): 32 MiB holds the working set of a numpy call (a 300x300
 /// matmul loop: 15.8 ms per call, 23.7 ms with 16 MiB) and caps what an idle slot keeps.
 const KEEP_RESIDENT: usize = 32 << 20;
-const DRIVER: &str = include_str!("driver.py");
+/// The driver and, appended (one code object), the Linux-box shims it installs (identity,
+/// cooperative threads, asyncio, alarms, process pools; docs/linux-compatibility.md).
+const DRIVER: &str = concat!(include_str!("driver.py"), include_str!("linux_box.py"));
 /// The driver's code file name; its frames are dropped from tracebacks under this name.
 const DRIVER_FILENAME: &str = "<lis-driver>";
 
@@ -501,6 +509,7 @@ impl Runtime {
             ],
             quota: None,
             network: None,
+            processes: None,
         };
         let r = self.run_here(req).await.map_err(|e| e.to_string())?;
         if r.exit_code == 0 {
@@ -754,6 +763,7 @@ impl Runtime {
             mounts: Vec::new(),
             quota: None,
             network: None,
+            processes: None,
         };
         let r = self.turn(&code, &req, None, Instant::now()).await?;
         let hex = r.stdout_text();
@@ -853,6 +863,7 @@ impl Runtime {
             quota: req.quota.clone(),
             request,
             network: req.network.clone(),
+            processes: req.processes.clone(),
             deadline: Instant::now() + limits.timeout,
         };
         let mut store = Store::new(&self.engine, state);

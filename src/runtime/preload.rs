@@ -26,7 +26,7 @@ pub(super) fn key(stock_sha256: &str, modules: &[String], layer: Option<&str>) -
         h.update(b"\0site layer ");
         h.update(layer.as_bytes());
     }
-    h.update(b"\0wizer secrets runpy traceback driver rngs gc-freeze site-path ");
+    h.update(b"\0wizer secrets runpy traceback driver rngs gc-freeze site-path home ");
     h.update(WIZER_VERSION.as_bytes());
     h.update(Sha256::digest(super::DRIVER.as_bytes()));
     for m in modules {
@@ -112,8 +112,12 @@ pub(super) fn build(
         Module::new(&engine, &instrumented).map_err(err("compiling the instrumented module"))?;
     drop(instrumented);
     let scratch = tempfile::tempdir().map_err(io("create", Path::new("temporary directory")))?;
-    let (ws, tmp) = (scratch.path().join("testbed"), scratch.path().join("tmp"));
-    for d in [&ws, &tmp] {
+    let (ws, tmp, home) = (
+        scratch.path().join("testbed"),
+        scratch.path().join("tmp"),
+        scratch.path().join("root"),
+    );
+    for d in [&ws, &tmp, &home] {
         std::fs::create_dir_all(d).map_err(io("create", d))?;
     }
     // The driver is defined in the snapshot too (from a file: `turn` cuts long lines), so a
@@ -139,7 +143,7 @@ pub(super) fn build(
         &engine,
         &module,
         files,
-        (&lib_dir, &ws, &tmp),
+        (&lib_dir, &ws, &tmp, &home),
         &import,
         (&wizer, &cx),
     );
@@ -168,7 +172,7 @@ async fn run_and_snapshot(
     engine: &Engine,
     module: &Module,
     files: &RuntimeFiles,
-    (lib_dir, ws, tmp): (&Path, &Path, &Path),
+    (lib_dir, ws, tmp, home): (&Path, &Path, &Path, &Path),
     import: &str,
     (wizer, cx): (&Wizer, &wasmtime_wizer::ModuleContext<'_>),
 ) -> Result<Vec<u8>, RuntimeError> {
@@ -199,6 +203,7 @@ async fn run_and_snapshot(
             FsPerms::ReadWrite,
         ),
         (tmp.to_path_buf(), layout::GUEST_TMP, FsPerms::ReadWrite),
+        (home.to_path_buf(), layout::GUEST_HOME, FsPerms::ReadWrite),
     ] {
         b.preopened_dir(&host, guest, perms)
             .map_err(err("preopen"))?;

@@ -1,14 +1,14 @@
-//! One episode's sandbox: a workspace seen by the guest as `/testbed`, a private `/tmp`, the
-//! shared Python runtime, and the two policies every tool in it obeys: one disk [`Quota`]
-//! (charged live by the shell, the editor and Python) and one [`NetworkPolicy`]. Usable on its
-//! own (no agent needed).
+//! One episode's sandbox: a workspace seen by the guest as `/testbed`, a private `/tmp` and
+//! home (`/root`), the shared Python runtime, and the two policies every tool in it obeys: one
+//! disk [`Quota`] (charged live by the shell, the editor and Python) and one [`NetworkPolicy`].
+//! Usable on its own (no agent needed).
 
 mod http;
 mod network;
 
 use std::sync::Arc;
 
-pub use crate::runtime::layout::{GUEST_TMP, GUEST_WORKSPACE};
+pub use crate::runtime::layout::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE};
 pub use crate::runtime::{Quota, QuotaError};
 pub use http::{BadCertificate, HttpSettings};
 pub use network::{BadHost, NetworkDenied, NetworkPolicy};
@@ -43,9 +43,9 @@ pub enum SandboxError {
 /// The most bytes one `pip install` in an episode may unpack (the disk quota also applies).
 pub const MAX_INSTALL_BYTES: u64 = 256 << 20;
 
-/// The disk quota's default size: 1 GiB over `/testbed` and `/tmp` together.
+/// The disk quota's default size: 1 GiB over `/testbed`, `/tmp` and `/root` together.
 pub const DEFAULT_DISK_QUOTA: u64 = 1 << 30;
-/// The default cap on files over `/testbed` and `/tmp` together.
+/// The default cap on files over `/testbed`, `/tmp` and `/root` together.
 pub const DEFAULT_MAX_FILES: u64 = 100_000;
 
 /// Builds a [`Sandbox`]. Grants nothing beyond the workspace and a private `/tmp`: no network,
@@ -83,7 +83,7 @@ impl SandboxBuilder {
         self
     }
 
-    /// Bytes the sandbox's `/testbed` and `/tmp` may hold together, whoever writes (shell,
+    /// Bytes the sandbox's `/testbed`, `/tmp` and `/root` may hold together, whoever writes (shell,
     /// editor, Python). Default [`DEFAULT_DISK_QUOTA`] (1 GiB).
     pub fn disk_quota(mut self, bytes: u64) -> Self {
         self.disk_quota = bytes;
@@ -113,7 +113,7 @@ impl SandboxBuilder {
     }
 
     /// Set a guest environment variable. Default environment: [`layout::DEFAULT_ENV`]
-    /// (`HOME=/tmp`, `TMPDIR=/tmp`, `PATH`, `LANG=C.UTF-8`, `MPLBACKEND=Agg`,
+    /// (`HOME=/root`, `TMPDIR=/tmp`, `PATH`, `LANG=C.UTF-8`, `MPLBACKEND=Agg`,
     /// `PYTHONTZPATH=`); nothing from the host.
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         let key = key.into();
@@ -133,8 +133,13 @@ impl SandboxBuilder {
             None => Workspace::temporary()?,
         };
         let scratch = Workspace::temporary()?;
+        let home = Workspace::temporary()?;
         let quota = Quota::new(
-            vec![workspace.shared_dir(), scratch.shared_dir()],
+            vec![
+                workspace.shared_dir(),
+                scratch.shared_dir(),
+                home.shared_dir(),
+            ],
             self.disk_quota,
             self.max_files,
         );
@@ -142,6 +147,7 @@ impl SandboxBuilder {
             runtime: self.runtime,
             workspace,
             scratch,
+            home,
             limits: self.limits,
             env: self.env,
             cwd: GUEST_WORKSPACE.to_string(),
@@ -160,6 +166,8 @@ pub struct Sandbox {
     runtime: Arc<Runtime>,
     workspace: Workspace,
     scratch: Workspace,
+    /// `/root`, the user's home (empty at first).
+    home: Workspace,
     limits: Limits,
     env: Vec<(String, String)>,
     cwd: String,
@@ -304,6 +312,11 @@ impl Sandbox {
         self.scratch.shared_dir()
     }
 
+    /// The home directory's capability (`/root` in the guest), shared.
+    pub fn home_shared(&self) -> Arc<cap_std::fs::Dir> {
+        self.home.shared_dir()
+    }
+
     /// The shared runtime.
     pub fn runtime(&self) -> &Arc<Runtime> {
         &self.runtime
@@ -429,6 +442,24 @@ impl Sandbox {
         cwd: &str,
         limits: Limits,
     ) -> Result<RunResult, SandboxError> {
+        self.run_with_processes(invocation, stdin, env, cwd, limits, None)
+            .await
+    }
+
+    /// [`Sandbox::run_with_limits`], with the guest's `subprocess`/`os.system` commands going
+    /// to `processes` (the shell that runs this `python3`).
+    ///
+    /// # Errors
+    /// Host-side failures only; see [`Runtime::run`].
+    pub async fn run_with_processes(
+        &self,
+        invocation: Invocation,
+        stdin: &[u8],
+        env: &[(String, String)],
+        cwd: &str,
+        limits: Limits,
+        processes: Option<Arc<dyn crate::runtime::procs::GuestProcesses>>,
+    ) -> Result<RunResult, SandboxError> {
         let mount = |dir: Arc<cap_std::fs::Dir>, guest: &str| Mount {
             dir,
             guest_path: guest.to_string(),
@@ -443,9 +474,11 @@ impl Sandbox {
             mounts: vec![
                 mount(self.workspace.shared_dir(), GUEST_WORKSPACE),
                 mount(self.scratch.shared_dir(), GUEST_TMP),
+                mount(self.home.shared_dir(), GUEST_HOME),
             ],
             quota: Some(self.quota.clone()),
             network: Some(self.door.clone()),
+            processes,
         };
         // The runtime re-measures the quota after the call.
         let mut r = self.runtime.run(req).await?;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use bashkit::{Builtin, BuiltinContext, ExecResult, StreamData};
 
 use crate::runtime::{Invocation, Outcome, Runtime};
-use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
+use crate::sandbox::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE, Sandbox};
 
 fn result(stdout: Vec<u8>, stderr: Vec<u8>, exit_code: i32) -> ExecResult {
     let mut r = ExecResult::ok_bytes(stdout);
@@ -27,11 +27,13 @@ pub struct PythonCommand {
     pub(super) call_deadline: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
     /// Set while the shell's call is stopped: interrupted, or past its per-call limit.
     pub(super) interrupt: Arc<tokio::sync::watch::Sender<bool>>,
+    /// Where the program's `subprocess`/`os.system` commands run.
+    pub(super) processes: Arc<super::processes::ShellProcesses>,
 }
 
 fn guest_cwd(cwd: &std::path::Path) -> Option<String> {
     let s = cwd.to_str()?;
-    [GUEST_WORKSPACE, GUEST_TMP]
+    [GUEST_WORKSPACE, GUEST_TMP, GUEST_HOME]
         .iter()
         .any(|m| s == *m || s.starts_with(&format!("{m}/")))
         .then(|| s.to_string())
@@ -58,7 +60,7 @@ impl Builtin for PythonCommand {
         let cwd = guest_cwd(ctx.cwd).unwrap_or_else(|| {
             notes.extend_from_slice(
                 format!(
-                    "python3: note: {} is not visible to Python (only {GUEST_WORKSPACE} and {GUEST_TMP} are); starting in {GUEST_WORKSPACE}\n",
+                    "python3: note: {} is not visible to Python (only {GUEST_WORKSPACE}, {GUEST_TMP} and {GUEST_HOME} are); starting in {GUEST_WORKSPACE}\n",
                     ctx.cwd.display()
                 )
                 .as_bytes(),
@@ -86,7 +88,9 @@ impl Builtin for PythonCommand {
         }
         let mut stop = self.interrupt.subscribe();
         let run = tokio::select! {
-            r = self.sandbox.run_with_limits(invocation, &stdin, &env, &cwd, limits.clone()) => r,
+            r = self.sandbox.run_with_processes(
+                invocation, &stdin, &env, &cwd, limits.clone(), Some(self.processes.clone())
+            ) => r,
             // Dropping the run stops the instance at its next epoch check.
             _ = stop.wait_for(|v| *v) => {
                 return Ok(result(Vec::new(), b"python3: stopped\n".to_vec(), 130));
@@ -496,6 +500,80 @@ impl Builtin for Unavailable {
     }
 }
 
+/// `id`: the one user, root (uid 0), as GNU `id` prints it in the reference's container.
+pub struct Id;
+
+#[bashkit::async_trait]
+impl Builtin for Id {
+    async fn execute(&self, ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
+        Ok(id(ctx.args))
+    }
+}
+
+fn id(args: &[String]) -> ExecResult {
+    let fail = |msg: String| result(Vec::new(), format!("id: {msg}\n").into_bytes(), 1);
+    let (mut which, mut names) = (None, false);
+    for a in args {
+        match a.as_str() {
+            "-u" | "--user" => which = Some('u'),
+            "-g" | "--group" => which = Some('g'),
+            "-G" | "--groups" => which = Some('G'),
+            "-n" | "--name" => names = true,
+            "-r" | "--real" | "-z" | "--zero" | "-a" => {}
+            "root" | "0" => {}
+            flags if flags.starts_with('-') && flags.len() > 1 && !flags.starts_with("--") => {
+                for c in flags[1..].chars() {
+                    match c {
+                        'u' | 'g' | 'G' => which = Some(c),
+                        'n' => names = true,
+                        'r' | 'z' | 'a' => {}
+                        _ => {
+                            return fail(format!(
+                                "invalid option -- '{c}'\nTry 'id --help' for more information."
+                            ));
+                        }
+                    }
+                }
+            }
+            flag if flag.starts_with("--") => {
+                return fail(format!(
+                    "unrecognized option '{flag}'\nTry 'id --help' for more information."
+                ));
+            }
+            user => return fail(format!("'{user}': no such user")),
+        }
+    }
+    let out = match (which, names) {
+        (None, true) => {
+            return fail("cannot print only names or real IDs in default format".into());
+        }
+        (None, false) => "uid=0(root) gid=0(root) groups=0(root)".to_string(),
+        (Some(_), true) => "root".to_string(),
+        (Some(_), false) => "0".to_string(),
+    };
+    result(format!("{out}\n").into_bytes(), Vec::new(), 0)
+}
+
+/// `whoami`: root.
+pub struct Whoami;
+
+#[bashkit::async_trait]
+impl Builtin for Whoami {
+    async fn execute(&self, ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
+        Ok(match ctx.args.first() {
+            None => result(b"root\n".to_vec(), Vec::new(), 0),
+            Some(extra) => result(
+                Vec::new(),
+                format!(
+                    "whoami: extra operand '{extra}'\nTry 'whoami --help' for more information.\n"
+                )
+                .into_bytes(),
+                1,
+            ),
+        })
+    }
+}
+
 /// What each unavailable command says.
 pub const UNAVAILABLE: &[(&str, &str)] = &[
     (
@@ -541,6 +619,24 @@ pub const UNAVAILABLE: &[(&str, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn id_says_root_as_gnu_id_does() {
+        let run = |args: &[&str]| {
+            let r = id(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+            (r.stdout.text_lossy().into_owned(), r.exit_code)
+        };
+        assert_eq!(
+            run(&[]),
+            ("uid=0(root) gid=0(root) groups=0(root)\n".into(), 0)
+        );
+        assert_eq!(run(&["-u"]), ("0\n".into(), 0));
+        assert_eq!(run(&["-un"]), ("root\n".into(), 0));
+        assert_eq!(run(&["-g", "-n"]), ("root\n".into(), 0));
+        assert_eq!(run(&["-G"]), ("0\n".into(), 0));
+        assert_eq!(run(&["-n"]).1, 1);
+        assert_eq!(run(&["bob"]).1, 1);
+    }
 
     #[test]
     fn pip_knows_built_in_packages_by_any_spelling() {

@@ -1,11 +1,12 @@
 //! The in-process bash behind `execute_bash`: a bashkit interpreter over the sandbox's
-//! directories (cap-std backends mounted at `/testbed` and `/tmp`), with `python3` going to the
-//! WASM CPython. It never starts a host process. One shell per episode: `cd`, variables and
-//! functions persist between calls.
+//! directories (cap-std backends mounted at `/testbed`, `/tmp` and `/root`), with `python3`
+//! going to the WASM CPython. It never starts a host process. One shell per episode: `cd`,
+//! variables and functions persist between calls.
 
 mod commands;
 mod fs;
 mod observation;
+mod processes;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -17,7 +18,7 @@ pub(crate) use observation::strip_terminal_codes;
 pub use observation::{ObservationFormat, TRUNCATION_NOTE, observation, timeout_text};
 
 use crate::runtime::executor;
-use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
+use crate::sandbox::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE, Sandbox};
 use commands::{Pip, PipCommand, PythonCommand, UNAVAILABLE, Unavailable};
 use fs::CapFs;
 
@@ -122,6 +123,8 @@ pub struct Shell {
     /// When set, every call starts from this state (the reference's fresh `bash -c` in
     /// `/testbed`: `cd`, variables, functions and aliases do not carry over; files do).
     fresh: Option<Arc<bashkit::ShellState>>,
+    /// What the next call's commands read on stdin (a guest's `subprocess` input).
+    stdin: Option<Vec<u8>>,
 }
 
 /// Stops the call a [`Shell`] is running from outside it (e.g. the client that asked for it
@@ -182,9 +185,19 @@ impl Shell {
     /// # Errors
     /// [`ShellError::Mount`] when the directories cannot be shared.
     pub fn new(sandbox: Arc<Sandbox>, settings: ShellSettings) -> Result<Shell, ShellError> {
+        Shell::at_depth(sandbox, settings, 0)
+    }
+
+    /// A shell for commands that a `python3` started `depth` shells deep (0: the episode's).
+    fn at_depth(
+        sandbox: Arc<Sandbox>,
+        settings: ShellSettings,
+        depth: u32,
+    ) -> Result<Shell, ShellError> {
         // The sandbox's own directory handles, shared: no extra file descriptors per shell.
         let ws = sandbox.workspace().shared_dir();
         let tmp = sandbox.scratch_shared();
+        let home = sandbox.home_shared();
         let quota = sandbox.quota().clone();
         let pip = PipCommand::shared(sandbox.runtime());
         let faults = Arc::new(Mutex::new(None));
@@ -214,6 +227,7 @@ impl Shell {
                 faults: faults.clone(),
                 call_deadline: call_deadline.clone(),
                 interrupt: python_stop.clone(),
+                processes: Arc::new(processes::ShellProcesses::new(sandbox.clone(), depth)),
             })
         };
         b = b
@@ -228,6 +242,9 @@ impl Shell {
                 "pip3",
                 Box::new(Pip(pip.clone(), sandbox.clone(), python_stop.clone())),
             );
+        b = b
+            .builtin("id", Box::new(commands::Id))
+            .builtin("whoami", Box::new(commands::Whoami));
         for (name, reason) in UNAVAILABLE {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }
@@ -247,6 +264,7 @@ impl Shell {
         };
         mount(GUEST_WORKSPACE, ws)?;
         mount(GUEST_TMP, tmp)?;
+        mount(GUEST_HOME, home)?;
         Ok(Shell {
             bash: Arc::new(tokio::sync::Mutex::new(Some(bash))),
             settings,
@@ -256,6 +274,7 @@ impl Shell {
             interrupter,
             calls: Arc::new(std::sync::atomic::AtomicU64::new(0)),
             fresh: None,
+            stdin: None,
         })
     }
 
@@ -366,6 +385,7 @@ impl Shell {
             .ok_or_else(|| ShellFault("the shell was lost by an earlier failure".into()))?;
         let cap = self.settings.max_output_bytes;
         let script = script.to_string();
+        let stdin = self.stdin.take();
         let limit = limit.filter(|l| *l < self.settings.timeout);
         self.interrupter.reset();
         // A failure left by a call nobody waited for belongs to that call.
@@ -406,7 +426,7 @@ impl Shell {
                     if let Some(state) = &fresh {
                         bash.restore_shell_state(state);
                     }
-                    run_script(bash, &script, cap, sink).await
+                    run_script(bash, &script, cap, sink, stdin).await
                 }
                 None => (Err(bashkit::Error::Cancelled), (Vec::new(), Vec::new())),
             };
@@ -520,6 +540,7 @@ async fn run_script(
     script: &str,
     cap: usize,
     mut extra: Option<OutputSink>,
+    stdin: Option<Vec<u8>>,
 ) -> (bashkit::Result<bashkit::ExecResult>, Partial) {
     let partial = Arc::new(Mutex::new((Vec::<u8>::new(), Vec::<u8>::new())));
     let sink = partial.clone();
@@ -533,7 +554,11 @@ async fn run_script(
         let room = cap.saturating_sub(p.1.len());
         p.1.extend_from_slice(&err.as_bytes()[..err.as_bytes().len().min(room)]);
     });
-    let run = bash.exec_streaming(script, callback).await;
+    let mut options = bashkit::ExecOptions::new().streaming(callback);
+    if let Some(stdin) = stdin {
+        options = options.stdin(stdin);
+    }
+    let run = bash.exec_with_options(script, options).await;
     let partial = std::mem::take(&mut *lock(&partial));
     (run, partial)
 }

@@ -13,6 +13,7 @@ mod faults;
 mod hub;
 mod judge;
 mod limits;
+mod linux_box;
 mod mcp;
 mod observations;
 mod packages;

@@ -168,7 +168,7 @@ async fn env_is_the_sandboxs_not_the_hosts() {
         "import os; print(os.environ.get('HOME'), os.environ.get('TMPDIR'), 'CARGO' in os.environ)",
     )
     .await;
-    assert_eq!(ok(&r), "/tmp /tmp False\n");
+    assert_eq!(ok(&r), "/root /tmp False\n");
 }
 
 #[tokio::test]
