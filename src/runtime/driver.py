@@ -192,7 +192,7 @@ def _lis_net_install(sys):
 
 
 class _LisNetFinder:
-    # Patches the modules named in `_LIS_PATCHES` (linux_box.py) as they are imported.
+    # Patches the modules named in `_LIS_PATCHES` (linux_box/commands.py) as they are imported.
     @staticmethod
     def find_spec(name, path=None, target=None):
         if name not in _LIS_PATCHES:

@@ -1,0 +1,347 @@
+
+
+# ---- Commands: subprocess, os.system, os.popen, shutil.which -------------------------------
+# WASI has no processes: a command goes through the host door (`proc`) to a fresh in-process
+# shell over the same sandbox (docs/linux-compatibility.md). It runs when its result is first
+# needed (communicate, wait, poll, reading a pipe, the end of the program), so the timeout
+# of communicate/run bounds it; it cannot run alongside the Python program.
+
+_LIS_DEFAULT_ENV = ("HOME", "TMPDIR", "PATH", "LANG", "MPLBACKEND", "PYTHONTZPATH")
+
+
+def _lis_quote(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def _lis_proc(script, program, stdin, timeout):
+    meta = {"script": script, "program": program, "timeout": timeout}
+    frame = b"proc\0" + _lis_json.dumps(meta).encode() + b"\0" + stdin
+    try:
+        out = _lis_host.call(frame)
+    except ConnectionRefusedError:
+        raise OSError(
+            "cannot start a command: this python3 was not started from the sandbox's shell"
+        ) from None
+    head, _, rest = out.partition(b"\0")
+    answer = _lis_json.loads(head)
+    if not answer.get("ok"):
+        if answer.get("error") == "notfound":
+            raise FileNotFoundError(2, "No such file or directory", program)
+        raise OSError(answer.get("message", "the command could not be run"))
+    n = answer["stdout"]
+    return answer["status"], rest[:n], rest[n:], answer["timed_out"]
+
+
+def _lis_command(args, shell, executable, cwd, env):
+    # (bash script, program that must exist or None)
+    os = _lis_os
+    decode = lambda a: os.fsdecode(a) if isinstance(a, (bytes, bytearray)) else os.fspath(a)
+    if isinstance(args, (str, bytes, bytearray)) or hasattr(args, "__fspath__"):
+        argv = [decode(args)]
+    else:
+        argv = [decode(a) for a in args]
+    if not argv:
+        raise IndexError("list index out of range")
+    program = None
+    if shell:
+        command = argv[0]
+        if len(argv) > 1:
+            command = "bash -c %s %s" % (_lis_quote(argv[0]), " ".join(map(_lis_quote, argv[1:])))
+    else:
+        program = decode(executable) if executable is not None else argv[0]
+        command = " ".join(_lis_quote(a) for a in [program] + argv[1:])
+    environ = os.environ if env is None else env
+    lines = ["cd -- %s || exit 1" % _lis_quote(cwd)]
+    for key in _LIS_DEFAULT_ENV:
+        if key not in environ:
+            lines.append("unset %s" % key)
+    for key, value in environ.items():
+        key, value = decode(key), decode(value)
+        if key.isidentifier() and key.isascii():
+            lines.append("export %s=%s" % (key, _lis_quote(value)))
+    lines.append(command)
+    return "\n".join(lines), program
+
+
+def _lis_patch_subprocess(subprocess):
+    import io
+    import itertools
+    import os
+
+    PIPE, STDOUT, DEVNULL = subprocess.PIPE, subprocess.STDOUT, subprocess.DEVNULL
+    pids = itertools.count(1000)
+    waiting = []
+
+    def read_source(source):
+        if source is None or source == DEVNULL:
+            return b""
+        if isinstance(source, int):
+            chunks = []
+            while True:
+                chunk = os.read(source, 1 << 16)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+        data = source.read()
+        return data.encode() if isinstance(data, str) else data
+
+    class _StdinPipe:
+        def __init__(self, proc, text, encoding, errors):
+            self._proc, self._text = proc, text
+            self._encoding, self._errors = encoding or "utf-8", errors or "strict"
+            self.closed = False
+
+        def write(self, data):
+            if self.closed:
+                raise ValueError("write to closed file")
+            if self._text:
+                data = data.encode(self._encoding, self._errors)
+            self._proc._input += bytes(data)
+            return len(data)
+
+        def writelines(self, lines):
+            for line in lines:
+                self.write(line)
+
+        def flush(self):
+            pass
+
+        def close(self):
+            self.closed = True
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.close()
+
+    class _OutPipe:
+        # A pipe end that is read after the command ran (reading runs it).
+        def __init__(self, proc, which):
+            self._proc, self._which, self._file = proc, which, None
+
+        def _get(self):
+            if self._file is None:
+                self._proc._run(None)
+                data = self._proc._out if self._which == 1 else self._proc._err
+                self._proc._taken.add(self._which)
+                raw = io.BytesIO(data)
+                if self._proc.text_mode:
+                    raw = io.TextIOWrapper(raw, encoding=self._proc._encoding,
+                                           errors=self._proc._errors)
+                self._file = raw
+            return self._file
+
+        def __getattr__(self, name):
+            return getattr(self._get(), name)
+
+        def __iter__(self):
+            return iter(self._get())
+
+        def close(self):
+            if self._file is not None:
+                self._file.close()
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.close()
+
+    class Popen:
+        def __init__(self, args, bufsize=-1, executable=None, stdin=None, stdout=None,
+                     stderr=None, preexec_fn=None, close_fds=True, shell=False, cwd=None,
+                     env=None, universal_newlines=None, startupinfo=None, creationflags=0,
+                     restore_signals=True, start_new_session=False, pass_fds=(), *,
+                     user=None, group=None, extra_groups=None, encoding=None, errors=None,
+                     text=None, umask=-1, pipesize=-1, process_group=None):
+            self.args = args
+            self.returncode = None
+            self.text_mode = bool(encoding or errors or text or universal_newlines)
+            self._encoding = encoding or "utf-8"
+            self._errors = errors or "strict"
+            cwd = os.getcwd() if cwd is None else os.fsdecode(cwd)
+            if not os.path.isdir(cwd):
+                raise FileNotFoundError(2, "No such file or directory", cwd)
+            self._script, self._program = _lis_command(args, shell, executable, cwd, env)
+            self._modes = (stdin, stdout, stderr)
+            self._input = b"" if stdin == PIPE else read_source(stdin)
+            self._ran, self._timed_out, self._taken = False, False, set()
+            self._out = self._err = b""
+            self.stdin = (_StdinPipe(self, self.text_mode, encoding, errors)
+                          if stdin == PIPE else None)
+            self.stdout = _OutPipe(self, 1) if stdout == PIPE else None
+            self.stderr = _OutPipe(self, 2) if stderr == PIPE else None
+            self.pid = next(pids)
+            if self._program is not None:
+                # Fails now, as execve would.
+                path = shutil_which(self._program)
+                if path is None:
+                    raise FileNotFoundError(2, "No such file or directory", self._program)
+            waiting.append(self)
+
+        def _run(self, timeout):
+            if self._ran:
+                if self._timed_out and self.returncode is None:
+                    raise subprocess.TimeoutExpired(self.args, timeout, self._out, self._err)
+                return
+            self._ran = True
+            if self in waiting:
+                waiting.remove(self)
+            status, out, err, timed_out = _lis_proc(self._script, None, self._input, timeout)
+            _, stdout, stderr = self._modes
+            if stderr == STDOUT:
+                out, err = out + err, b""
+            for fd, data, mode in ((1, out, stdout), (2, err, stderr)):
+                if mode is None and data:
+                    os.write(fd, data)
+                elif mode not in (PIPE, DEVNULL, STDOUT, None):
+                    if isinstance(mode, int):
+                        os.write(mode, data)
+                    elif "b" in getattr(mode, "mode", "b"):
+                        mode.write(data)
+                    else:
+                        mode.write(data.decode(getattr(mode, "encoding", None) or "utf-8",
+                                               "replace"))
+            self._out = out if stdout == PIPE else b""
+            self._err = err if stderr == PIPE else b""
+            if timed_out:
+                self._timed_out = True
+                raise subprocess.TimeoutExpired(self.args, timeout, self._out, self._err)
+            self.returncode = status
+
+        def _decoded(self, data, which):
+            if which not in self._taken and (self._modes[which] == PIPE):
+                self._taken.add(which)
+                if self.text_mode:
+                    text = data.decode(self._encoding, self._errors)
+                    return text.replace("\r\n", "\n").replace("\r", "\n")
+                return data
+            return None
+
+        def communicate(self, input=None, timeout=None):
+            if input is not None:
+                if self.stdin is None:
+                    raise ValueError("stdin was not a PIPE")
+                self.stdin.write(input)
+            if self.stdin is not None:
+                self.stdin.closed = True
+            self._run(timeout)
+            return self._decoded(self._out, 1), self._decoded(self._err, 2)
+
+        def wait(self, timeout=None):
+            if self.returncode is None:
+                self._run(timeout)
+            return self.returncode
+
+        def poll(self):
+            if self.returncode is None and not self._timed_out:
+                self._run(None)
+            return self.returncode
+
+        def send_signal(self, sig):
+            if self.returncode is None:
+                self._ran = True
+                if self in waiting:
+                    waiting.remove(self)
+                self.returncode = -int(sig)
+
+        def terminate(self):
+            self.send_signal(15)
+
+        def kill(self):
+            self.send_signal(9)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            for pipe in (self.stdout, self.stderr, self.stdin):
+                if pipe is not None:
+                    pipe.close()
+            if self.returncode is None and not self._timed_out:
+                self.wait()
+
+        def __repr__(self):
+            return "<Popen: returncode: %s args: %r>" % (self.returncode, self.args)
+
+    Popen.__module__ = "subprocess"
+    subprocess.Popen = Popen
+    subprocess._lis_waiting = waiting
+
+    def system(command):
+        status, out, err, _ = _lis_proc(
+            _lis_command(command, True, None, os.getcwd(), None)[0], None, b"", None)
+        if out:
+            os.write(1, out)
+        if err:
+            os.write(2, err)
+        return (status & 0xFF) << 8
+
+    os.system = system
+
+    import shutil
+
+    real_which = shutil.which
+
+    def shutil_which(cmd, mode=os.F_OK | os.X_OK, path=None):
+        name = os.fsdecode(cmd)
+        if "/" in name:
+            return real_which(cmd, mode, path)
+        try:
+            answer = _lis_json.loads(_lis_host.call(
+                b"which\0" + _lis_json.dumps({"name": name}).encode()))
+        except ConnectionRefusedError:
+            return None
+        found = answer.get("path")
+        return os.fsencode(found) if found and isinstance(cmd, bytes) else found
+
+    shutil.which = shutil_which
+
+
+def _lis_commands_exit():
+    # A command started and never waited for still runs, at the end (as its own process would
+    # have).
+    subprocess = _lis_sys.modules.get("subprocess")
+    for proc in list(getattr(subprocess, "_lis_waiting", ())):
+        try:
+            proc.wait()
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+# Applied when the module is imported (the driver's import hook), or at once if it already is.
+_LIS_PATCHES = {
+    "threading": _lis_patch_threading,
+    "queue": _lis_patch_queue,
+    "signal": _lis_patch_signal,
+    "asyncio.selector_events": _lis_patch_selector_events,
+    "concurrent.futures": _lis_patch_futures,
+    "concurrent.futures.thread": _lis_patch_futures_thread,
+    "concurrent.futures.process": _lis_patch_futures_process,
+    "multiprocessing": _lis_patch_multiprocessing,
+    "multiprocessing.pool": _lis_patch_mp_pool,
+    "multiprocessing.dummy": _lis_patch_mp_dummy,
+    "subprocess": _lis_patch_subprocess,
+    "http.client": lambda module: _lis_patch_http(module, _lis_sys),
+}
+
+
+def _lis_linux_install():
+    global _lis_th, _lis_real_sleep, _lis_mono
+    import _thread
+    import threading  # noqa: F401 - patched below
+    import signal  # noqa: F401
+    import time
+
+    _lis_identity(_lis_os, _lis_sys, _lis_types)
+    _lis_real_sleep, _lis_mono = time.sleep, time.monotonic
+    _lis_th = _LisThreads(_thread.get_ident())
+    time.sleep = _lis_sleep
+    for name, patch in _LIS_PATCHES.items():
+        module = _lis_sys.modules.get(name)
+        if module is not None and name != "http.client":
+            patch(module)
+
+
+_lis_linux_install()
