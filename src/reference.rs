@@ -95,6 +95,22 @@ impl Reference {
         if root.join(STAMP).is_file() {
             return Ok(Reference { root });
         }
+        // One process (or thread) fetches and unpacks; the others wait, then find it done.
+        let parent = root.parent().unwrap_or(cache_root);
+        fs::create_dir_all(parent).map_err(|e| ReferenceError::File {
+            path: parent.to_path_buf(),
+            detail: e.to_string(),
+        })?;
+        let lock_path = parent.join(".lock");
+        let lock = fs::File::create(&lock_path)
+            .and_then(|f| f.lock().map(|()| f))
+            .map_err(|e| ReferenceError::File {
+                path: lock_path.clone(),
+                detail: format!("cannot lock: {e}"),
+            })?;
+        if root.join(STAMP).is_file() {
+            return Ok(Reference { root });
+        }
         let local = std::env::var_os(ENV_SOURCE)
             .map(PathBuf::from)
             .into_iter()
@@ -107,6 +123,7 @@ impl Reference {
         };
         artifacts::check_file_sha(&wheel, PIN.sha256)?;
         unpack(&wheel, &root)?;
+        drop(lock);
         Ok(Reference { root })
     }
 
