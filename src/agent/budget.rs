@@ -27,10 +27,11 @@ pub enum Budget {
 }
 
 impl Budget {
-    /// The count before a call, for the kinds counted then.
-    pub fn before_call(self, messages: &[Message]) -> Option<u64> {
+    /// The count before a call, for the kinds counted then (`counter` keeps what was already
+    /// counted of the conversation).
+    pub fn before_call(self, messages: &[Message], counter: &mut TokenCounter) -> Option<u64> {
         match self {
-            Budget::Reference => Some(count_tokens(messages)),
+            Budget::Reference => Some(counter.count(messages)),
             Budget::Characters => Some(count_characters(messages)),
             Budget::ServerUsage => None,
         }
@@ -59,20 +60,41 @@ fn text_tokens(text: &str) -> u64 {
 /// The conversation's size in tokens as the reference's litellm counts it for a model it does
 /// not know (see the module's documentation).
 pub fn count_tokens(messages: &[Message]) -> u64 {
-    let mut total = 3u64;
-    for m in messages {
-        total += 3 + text_tokens(&m.role);
-        for text in [&m.content, &m.tool_call_id, &m.reasoning]
-            .into_iter()
-            .flatten()
-        {
-            total += text_tokens(text);
-        }
-        for call in &m.tool_calls {
-            total += text_tokens(&call.function.arguments);
-        }
+    3 + messages.iter().map(message_tokens).sum::<u64>()
+}
+
+/// One message's share of [`count_tokens`].
+fn message_tokens(m: &Message) -> u64 {
+    let mut total = 3 + text_tokens(&m.role);
+    for text in [&m.content, &m.tool_call_id, &m.reasoning]
+        .into_iter()
+        .flatten()
+    {
+        total += text_tokens(text);
+    }
+    for call in &m.tool_calls {
+        total += text_tokens(&call.function.arguments);
     }
     total
+}
+
+/// [`count_tokens`] over a conversation that only grows at its end, without encoding again
+/// what was already counted: every message but the last is kept from the previous count (the
+/// loop only ever changes the last one, by appending `Steps Remaining`).
+#[derive(Debug, Default)]
+pub struct TokenCounter {
+    counted: Vec<u64>,
+}
+
+impl TokenCounter {
+    /// The count of `messages`, as [`count_tokens`] gives it.
+    pub fn count(&mut self, messages: &[Message]) -> u64 {
+        self.counted.truncate(messages.len().saturating_sub(1));
+        for m in &messages[self.counted.len()..] {
+            self.counted.push(message_tokens(m));
+        }
+        3 + self.counted.iter().sum::<u64>()
+    }
 }
 
 /// The reference's fallback estimate: the characters of each message's content (none for an
@@ -101,6 +123,20 @@ mod tests {
             assistant,
         ];
         assert_eq!(count_characters(&messages), 4);
+    }
+
+    #[test]
+    fn the_counter_agrees_with_a_full_count_as_the_conversation_grows() {
+        let mut counter = TokenCounter::default();
+        let mut messages = vec![Message::text("system", "You are helpful.")];
+        for i in 0..5 {
+            messages.push(Message::text("user", format!("question {i}")));
+            if let Some(last) = messages.last_mut().and_then(|m| m.content.as_mut()) {
+                last.push_str("\nSteps Remaining: 3");
+            }
+            assert_eq!(counter.count(&messages), count_tokens(&messages));
+            messages.push(Message::tool("call_1", "x ".repeat(i * 50)));
+        }
     }
 
     /// The counts litellm 1.110's `token_counter(model="openai/some-local-model", ...)` gave.

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::llm::{Client, LlmError, Message, ToolCall, Usage, tool_calls_in_content};
 use crate::runtime::executor;
 use crate::tools::{NO_TOOL_CALL, ToolModes, Toolbox, schemas};
-pub use budget::{Budget, count_characters, count_tokens};
+pub use budget::{Budget, TokenCounter, count_characters, count_tokens};
 pub use prompt::Prompts;
 pub use setup::{EpisodeSpec, SandboxSettings, SetupError, setup};
 use trajectory::{Action, Recorder, Step, StepMeta};
@@ -291,6 +291,7 @@ impl Episode {
             step: 0,
         };
         let budget = self.settings.deviations.budget;
+        let mut counter = TokenCounter::default();
         let stop = loop {
             if state.step >= self.settings.max_steps {
                 break StopReason::MaxSteps;
@@ -302,7 +303,7 @@ impl Episode {
                 content.push_str(&remaining);
             }
             // The reference counts the conversation before each call and stops past the limit.
-            if let Some(counted) = budget.before_call(&state.messages)
+            if let Some(counted) = budget.before_call(&state.messages, &mut counter)
                 && counted > self.settings.max_token_limit
             {
                 self.recorder.event(json!({"type": "budget", "step": state.step + 1, "tokens": counted, "limit": self.settings.max_token_limit}));
