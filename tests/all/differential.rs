@@ -296,6 +296,7 @@ fn our_run_sends_what_the_reference_agent_sends() {
     names.sort();
     assert!(names.len() >= 10, "expected at least ten scenarios");
     let mut diffs = Vec::new();
+    let (mut identical, mut requests) = (0, 0);
     for file in &names {
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();
         let scenario: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
@@ -312,8 +313,14 @@ fn our_run_sends_what_the_reference_agent_sends() {
                 "DIFFERENT"
             }
         );
+        identical += usize::from(found.is_empty());
+        requests += ours.0.len();
         diffs.extend(found);
     }
+    eprintln!(
+        "differential: {identical} of {} scenarios identical to the reference's own Agent ({requests} requests)",
+        names.len()
+    );
     assert!(
         diffs.is_empty(),
         "{} differences:\n{}",
