@@ -1,8 +1,10 @@
-//! Writing a file so that readers (and a crash) see either the old content or the new one,
-//! never half of it.
+//! Files on the host: writing a file so that readers (and a crash) see either the old content
+//! or the new one, never half of it; and the bounds every host-side reader and writer of a
+//! guest's files keeps (docs/security.md): a guest decides what its files hold, how large they
+//! claim to be and how deep its folders go, so nothing on the host trusts any of it.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Write `bytes` to `path` through a temporary file in the same folder, synced to disk, then
@@ -80,6 +82,95 @@ pub fn drop_torn_tail(path: &Path) -> std::io::Result<()> {
         .set_len(keep as u64)
 }
 
+/// The most bytes the host reads from one guest file into memory (the shell's builtins, the
+/// editor, the answer and scorer, the notebook log). A guest can make a file claim any size
+/// (a sparse file costs nothing), so every such read is bounded and fails clearly beyond it.
+pub const GUEST_READ_LIMIT: u64 = 128 << 20;
+
+/// The most components a path written into a sandbox may have (any writer: the shell, the
+/// editor, uploads, archives, package members). Linux itself has no depth limit, but every
+/// host-side walk of a folder costs per level.
+pub const MAX_PATH_DEPTH: usize = 256;
+
+/// The most bytes a path written into a sandbox may have (Linux's `PATH_MAX`).
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// Refuse a path (relative to a sandbox folder) deeper than [`MAX_PATH_DEPTH`] components or
+/// longer than [`MAX_PATH_BYTES`] bytes, with an error a guest (or a client) can act on.
+///
+/// # Errors
+/// `InvalidFilename` naming the limit that was passed.
+pub fn check_path_shape(path: &Path) -> std::io::Result<()> {
+    let bytes = path.as_os_str().len();
+    if bytes > MAX_PATH_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidFilename,
+            format!("path too long: {bytes} bytes, at most {MAX_PATH_BYTES} are allowed"),
+        ));
+    }
+    let depth = path
+        .components()
+        .filter(|c| matches!(c, Component::Normal(_)))
+        .count();
+    if depth > MAX_PATH_DEPTH {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidFilename,
+            format!("path too deep: {depth} folders, at most {MAX_PATH_DEPTH} are allowed"),
+        ));
+    }
+    Ok(())
+}
+
+/// Read a guest file into memory, at most `limit` bytes: a file that claims or turns out to be
+/// larger fails with `FileTooLarge` before anything large is reserved. Never trusts the size
+/// the file reports for the allocation.
+///
+/// # Errors
+/// The OS error; `FileTooLarge` past `limit`; `IsADirectory` for a folder.
+pub fn read_capped(dir: &cap_std::fs::Dir, rel: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let f = dir.open(rel)?;
+    let meta = f.metadata()?;
+    let len = meta.len();
+    if meta.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    let too_large = |len: u64| {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("file too large to read: {len} bytes, at most {limit} are read"),
+        )
+    };
+    if len > limit {
+        return Err(too_large(len));
+    }
+    let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 20));
+    f.take(limit.saturating_add(1)).read_to_end(&mut out)?;
+    if out.len() as u64 > limit {
+        return Err(too_large(out.len() as u64));
+    }
+    Ok(out)
+}
+
+/// [`read_capped`] as UTF-8 text.
+///
+/// # Errors
+/// As [`read_capped`]; `InvalidData` when it is not UTF-8.
+pub fn read_capped_string(
+    dir: &cap_std::fs::Dir,
+    rel: &Path,
+    limit: u64,
+) -> std::io::Result<String> {
+    String::from_utf8(read_capped(dir, rel, limit)?).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
 /// Call `f(path, is_dir)` for everything under `dir`, children before their folder (so a
 /// folder can be changed after its contents); unreadable entries are skipped.
 pub fn walk(dir: &Path, f: &mut dyn FnMut(&Path, bool)) {
@@ -97,6 +188,36 @@ pub fn walk(dir: &Path, f: &mut dyn FnMut(&Path, bool)) {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
+    #[test]
+    fn guest_reads_are_bounded_whatever_size_a_file_claims() {
+        let tmp = tempfile::tempdir().unwrap();
+        let huge = std::fs::File::create(tmp.path().join("sparse")).unwrap();
+        huge.set_len(1 << 40).unwrap();
+        std::fs::write(tmp.path().join("small"), b"hello").unwrap();
+        let dir = cap_std::fs::Dir::open_ambient_dir(tmp.path(), cap_std::ambient_authority())
+            .unwrap();
+        let e = super::read_capped(&dir, Path::new("sparse"), 1 << 20).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
+        assert!(e.to_string().contains("1099511627776 bytes"), "{e}");
+        assert_eq!(
+            super::read_capped(&dir, Path::new("small"), 5).unwrap(),
+            b"hello"
+        );
+        assert!(super::read_capped(&dir, Path::new("small"), 4).is_err());
+    }
+
+    #[test]
+    fn paths_are_bounded_in_depth_and_length() {
+        let deep = "a/".repeat(super::MAX_PATH_DEPTH + 1);
+        assert!(super::check_path_shape(Path::new(&deep)).is_err());
+        let ok = "a/".repeat(super::MAX_PATH_DEPTH);
+        assert!(super::check_path_shape(Path::new(&ok)).is_ok());
+        let long = "x".repeat(super::MAX_PATH_BYTES + 1);
+        assert!(super::check_path_shape(Path::new(&long)).is_err());
+    }
+
     #[test]
     fn replaces_whole_and_leaves_no_temporary_file() {
         let dir = tempfile::tempdir().unwrap();

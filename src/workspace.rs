@@ -100,6 +100,7 @@ impl Workspace {
     /// [`WorkspaceError::File`], also when `path` would leave the workspace.
     pub fn write(&self, path: &str, contents: impl AsRef<[u8]>) -> Result<(), WorkspaceError> {
         let rel = relative(path);
+        crate::fsutil::check_path_shape(Path::new(rel)).map_err(file_err("write", path))?;
         if let Some(parent) = Path::new(rel)
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -113,24 +114,32 @@ impl Workspace {
             .map_err(file_err("write", path))
     }
 
-    /// Read a file, relative to the workspace root.
+    /// Read a file, relative to the workspace root, at most
+    /// [`GUEST_READ_LIMIT`](crate::fsutil::GUEST_READ_LIMIT) bytes.
     ///
     /// # Errors
-    /// [`WorkspaceError::File`], also when `path` would leave the workspace.
+    /// [`WorkspaceError::File`], also when `path` would leave the workspace or is too large.
     pub fn read(&self, path: &str) -> Result<Vec<u8>, WorkspaceError> {
-        self.dir
-            .read(relative(path))
-            .map_err(file_err("read", path))
+        crate::fsutil::read_capped(
+            &self.dir,
+            Path::new(relative(path)),
+            crate::fsutil::GUEST_READ_LIMIT,
+        )
+        .map_err(file_err("read", path))
     }
 
-    /// Read a UTF-8 file, relative to the workspace root.
+    /// Read a UTF-8 file, relative to the workspace root, bounded as [`Workspace::read`].
     ///
     /// # Errors
-    /// [`WorkspaceError::File`] when missing, unreadable, not UTF-8, or outside the workspace.
+    /// [`WorkspaceError::File`] when missing, unreadable, not UTF-8, too large, or outside
+    /// the workspace.
     pub fn read_to_string(&self, path: &str) -> Result<String, WorkspaceError> {
-        self.dir
-            .read_to_string(relative(path))
-            .map_err(file_err("read", path))
+        crate::fsutil::read_capped_string(
+            &self.dir,
+            Path::new(relative(path)),
+            crate::fsutil::GUEST_READ_LIMIT,
+        )
+        .map_err(file_err("read", path))
     }
 
     /// Whether a file or directory exists (inside the workspace).

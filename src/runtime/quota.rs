@@ -157,6 +157,68 @@ impl Quota {
         u.files = u.files.saturating_sub(files);
     }
 
+    /// Create the folder `rel` (and every missing folder above it) in `dir`, one at a time,
+    /// each charged as an entry: `mkdir -p a/b/c` takes three slots, as three `mkdir` would.
+    /// Paths past [`crate::fsutil::MAX_PATH_DEPTH`] or [`crate::fsutil::MAX_PATH_BYTES`] are
+    /// refused before anything is made; `..` and absolute paths are refused.
+    ///
+    /// # Errors
+    /// The quota's error (`StorageFull`), a bad path (`InvalidInput`/`InvalidFilename`),
+    /// `NotADirectory` when a file is in the way, or the OS error.
+    pub fn create_dirs(&self, dir: &Dir, rel: &std::path::Path) -> std::io::Result<()> {
+        use std::io::{Error, ErrorKind};
+        use std::path::Component;
+        crate::fsutil::check_path_shape(rel)?;
+        let mut at = std::path::PathBuf::new();
+        for c in rel.components() {
+            match c {
+                Component::Normal(s) => at.push(s),
+                Component::CurDir => continue,
+                _ => {
+                    return Err(Error::new(
+                        ErrorKind::InvalidInput,
+                        format!("{} leaves the folder", rel.display()),
+                    ));
+                }
+            }
+            match dir.metadata(&at) {
+                Ok(m) if m.is_dir() => continue,
+                Ok(_) => {
+                    return Err(Error::new(
+                        ErrorKind::NotADirectory,
+                        format!("{} is a file, not a folder", at.display()),
+                    ));
+                }
+                Err(e) if e.kind() != ErrorKind::NotFound => return Err(e),
+                Err(_) => {}
+            }
+            self.charge_dir()?;
+            match dir.create_dir(&at) {
+                Ok(()) => {}
+                Err(e) => {
+                    self.release_dir();
+                    if e.kind() != ErrorKind::AlreadyExists {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Create the folders above the file `rel` (see [`Quota::create_dirs`]), after checking
+    /// the file's own path against the same bounds.
+    ///
+    /// # Errors
+    /// As [`Quota::create_dirs`].
+    pub fn create_parents(&self, dir: &Dir, rel: &std::path::Path) -> std::io::Result<()> {
+        crate::fsutil::check_path_shape(rel)?;
+        match rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(parent) => self.create_dirs(dir, parent),
+            None => Ok(()),
+        }
+    }
+
     /// Charge `bytes` more written, if they fit.
     fn charge_bytes(&self, bytes: u64) -> bool {
         let mut u = self.lock();
@@ -179,6 +241,7 @@ fn walk(root: &Dir, total: &mut Usage) -> bool {
         return false;
     };
     let mut stack = vec![first];
+    let mut linked = std::collections::HashSet::new();
     while let Some(dir) = stack.pop() {
         let Ok(entries) = dir.entries() else {
             complete = false;
@@ -201,7 +264,11 @@ fn walk(root: &Dir, total: &mut Usage) -> bool {
                 }
             } else {
                 total.files += 1;
-                total.bytes = total.bytes.saturating_add(meta.len());
+                // A file with several hard links holds its bytes once.
+                use cap_std::fs::MetadataExt;
+                if meta.nlink() <= 1 || linked.insert((meta.dev(), meta.ino())) {
+                    total.bytes = total.bytes.saturating_add(meta.len());
+                }
             }
         }
     }
@@ -212,6 +279,8 @@ fn walk(root: &Dir, total: &mut Usage) -> bool {
 const ERRNO_NOSPC: i32 = 51;
 /// `__WASI_ERRNO_PERM`: what a refused symbolic link returns (`PermissionError` in Python).
 const ERRNO_PERM: i32 = 63;
+/// `__WASI_ERRNO_FBIG` ("File too large"): a seek or a size past what the quota has left.
+const ERRNO_FBIG: i32 = 22;
 /// `__WASI_OFLAGS_CREAT`.
 const OFLAGS_CREAT: i32 = 1;
 
@@ -276,7 +345,16 @@ async fn guarded_write(
     if let (Some(q), Some(want)) = (quota, want)
         && (fd > 2 || is_regular_file(wasi, &mut memory, fd).await)
     {
-        if !q.charge_bytes(want) {
+        // A write at an offset past the end makes a hole the file's size counts: charge it
+        // (`fd_write` cannot: its position is charged when a seek moves it past the end).
+        let hole = match offset {
+            Some(off) => {
+                let end = file_size(wasi, &mut memory, fd).await.unwrap_or(u64::MAX);
+                u64::try_from(off).unwrap_or(0).saturating_sub(end)
+            }
+            None => 0,
+        };
+        if !q.charge_bytes(want.saturating_add(hole)) {
             return Ok(ERRNO_NOSPC);
         }
         charged = Some((q, want));
@@ -294,6 +372,87 @@ async fn guarded_write(
         q.release(want.saturating_sub(written), 0);
     }
     Ok(errno)
+}
+
+/// The size of the regular file `fd` is open on (`None` for anything else).
+async fn file_size(
+    wasi: &mut wasmtime_wasi::p1::WasiP1Ctx,
+    memory: &mut wiggle::GuestMemory<'_>,
+    fd: i32,
+) -> Option<u64> {
+    use wasmtime_wasi::p1::types::{Fd, Filetype};
+    wasi.fd_filestat_get(memory, Fd::from(fd as u32))
+        .await
+        .ok()
+        .filter(|st| st.filetype == Filetype::RegularFile)
+        .map(|st| st.size)
+}
+
+/// A file's size may only grow by what the quota has left, whichever way it grows: a seek
+/// past the end (the next write leaves a hole the file's size counts), or `ftruncate` to a
+/// larger size. Without this a guest makes a file that claims a terabyte for nothing, and
+/// every host-side reader that trusts the size is at its mercy.
+fn guard_sizes(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
+    linker.func_wrap_async(
+        "wasi_snapshot_preview1",
+        "fd_filestat_set_size",
+        |mut caller: Caller<'_, GuestState>, (fd, size): (i32, i64)| {
+            Box::new(async move {
+                let quota = caller.data().quota.clone();
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
+                if let Some(q) = quota {
+                    let now = file_size(wasi, &mut memory, fd).await.unwrap_or(u64::MAX);
+                    let growth = u64::try_from(size).unwrap_or(0).saturating_sub(now);
+                    if growth > 0 && !q.charge_bytes(growth) {
+                        return Ok(ERRNO_FBIG);
+                    }
+                }
+                p1::fd_filestat_set_size(wasi, &mut memory, fd, size).await
+            })
+        },
+    )?;
+    linker.func_wrap_async(
+        "wasi_snapshot_preview1",
+        "fd_seek",
+        |mut caller: Caller<'_, GuestState>,
+         (fd, offset, whence, newoffset): (i32, i64, i32, i32)| {
+            Box::new(async move {
+                let quota = caller.data().quota.clone();
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
+                let before = wasi.fd_tell(&mut memory, (fd as u32).into()).ok();
+                let errno = p1::fd_seek(wasi, &mut memory, fd, offset, whence, newoffset).await?;
+                let (Some(q), 0) = (quota, errno) else {
+                    return Ok(errno);
+                };
+                let at = read_u64(&memory, newoffset);
+                if at == 0 || before == Some(at) {
+                    return Ok(0);
+                }
+                let Some(end) = file_size(wasi, &mut memory, fd).await else {
+                    return Ok(0);
+                };
+                if at > end && !q.charge_bytes(at - end) {
+                    // Put the position back where it was, as a failed lseek leaves it.
+                    if let Some(b) = before.and_then(|b| i64::try_from(b).ok()) {
+                        p1::fd_seek(wasi, &mut memory, fd, b, 0, newoffset).await?;
+                    }
+                    return Ok(ERRNO_FBIG);
+                }
+                Ok(0)
+            })
+        },
+    )?;
+    Ok(())
+}
+
+fn read_u64(memory: &wiggle::GuestMemory<'_>, at: i32) -> u64 {
+    let data = bytes_of(memory);
+    let Ok(at) = usize::try_from(at) else {
+        return 0;
+    };
+    data.get(at..at.saturating_add(8))
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
 }
 
 /// The guest's WASI context and memory for calling wasmtime-wasi's own implementation from a
@@ -326,6 +485,7 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
     guard_fd_pwrite(linker)?;
     guard_path_open(linker)?;
     guard_new_entries(linker)?;
+    guard_sizes(linker)?;
     linker.allow_shadowing(false);
     Ok(())
 }

@@ -349,6 +349,7 @@ impl Sandbox {
         rel: &str,
         contents: &[u8],
     ) -> std::io::Result<()> {
+        crate::fsutil::check_path_shape(std::path::Path::new(rel))?;
         let old = dir
             .symlink_metadata(rel)
             .ok()
@@ -372,15 +373,9 @@ impl Sandbox {
             path: path.to_string(),
             source,
         };
-        if let Some(parent) = std::path::Path::new(rel)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-        {
-            self.workspace
-                .dir()
-                .create_dir_all(parent)
-                .map_err(file_err)?;
-        }
+        self.quota
+            .create_parents(self.workspace.dir(), std::path::Path::new(rel))
+            .map_err(file_err)?;
         self.write_charged(self.workspace.dir(), rel, contents)
             .map_err(file_err)?;
         Ok(())

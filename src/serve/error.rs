@@ -47,6 +47,11 @@ impl ApiError {
         )
     }
 
+    /// 403: a request this server refuses whoever sends it (e.g. a `Host` it does not serve).
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "forbidden", message)
+    }
+
     /// 404.
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", message)

@@ -138,6 +138,7 @@ pub fn io_error(path: &GuestPath, action: &str, e: std::io::Error) -> ApiError {
         | K::IsADirectory
         | K::NotADirectory
         | K::InvalidInput
+        | K::InvalidFilename
         | K::AlreadyExists
         | K::DirectoryNotEmpty => ApiError::bad_request(msg),
         // cap-std's refusal of a path that leaves the directory.
@@ -158,10 +159,9 @@ pub fn write_file(sb: &Sandbox, path: &GuestPath, data: &[u8]) -> Result<(), Api
         )));
     }
     let dir = path.dir(sb);
-    if let Some(parent) = path.rel.parent().filter(|p| !p.as_os_str().is_empty()) {
-        dir.create_dir_all(parent)
-            .map_err(|e| io_error(path, "create the folder of", e))?;
-    }
+    sb.quota()
+        .create_parents(dir, &path.rel)
+        .map_err(|e| io_error(path, "create the folder of", e))?;
     let rel = path.rel.to_string_lossy();
     sb.write_charged(dir, &rel, data)
         .map_err(|e| io_error(path, "write", e))
@@ -326,7 +326,8 @@ pub struct Extracted {
 pub fn untar(sb: &Sandbox, path: &GuestPath, data: &[u8]) -> Result<Extracted, ApiError> {
     let dir = path.dir(sb);
     if !path.rel.as_os_str().is_empty() {
-        dir.create_dir_all(&path.rel)
+        sb.quota()
+            .create_dirs(dir, &path.rel)
             .map_err(|e| io_error(path, "create", e))?;
     }
     let mut ar = tar::Archive::new(data);
@@ -347,7 +348,8 @@ pub fn untar(sb: &Sandbox, path: &GuestPath, data: &[u8]) -> Result<Extracted, A
         };
         match entry.header().entry_type() {
             tar::EntryType::Directory => {
-                dir.create_dir_all(&target.rel)
+                sb.quota()
+                    .create_dirs(dir, &target.rel)
                     .map_err(|e| io_error(&target, "create", e))?;
             }
             tar::EntryType::Regular | tar::EntryType::Continuous => {
@@ -373,10 +375,9 @@ pub fn untar(sb: &Sandbox, path: &GuestPath, data: &[u8]) -> Result<Extracted, A
                         link.display()
                     )));
                 }
-                if let Some(p) = target.rel.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    dir.create_dir_all(p)
-                        .map_err(|e| io_error(&target, "create", e))?;
-                }
+                sb.quota()
+                    .create_parents(dir, &target.rel)
+                    .map_err(|e| io_error(&target, "create", e))?;
                 dir.symlink(&link, &target.rel)
                     .map_err(|e| io_error(&target, "link", e))?;
             }

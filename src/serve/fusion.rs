@@ -300,10 +300,13 @@ pub(super) async fn run_jupyter(
         Ok(r) => r,
         Err(m) => return Ok(sandbox_error(format!("the sandbox failed: {m}"))),
     };
-    let text = sb
-        .scratch_dir()
-        .read_to_string(".run_jupyter.jsonl")
-        .unwrap_or_default();
+    // The guest can write to this log too: read it bounded.
+    let text = crate::fsutil::read_capped_string(
+        sb.scratch_dir(),
+        std::path::Path::new(".run_jupyter.jsonl"),
+        crate::fsutil::GUEST_READ_LIMIT,
+    )
+    .unwrap_or_default();
     let mut done: Vec<Value> = text
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())

@@ -64,8 +64,9 @@ pub struct ServeConfig {
     /// After this long without a sandbox call, give back the memory idle instance slots
     /// keep for fast restarts (`None`: keep it).
     pub release_idle_after: Option<Duration>,
-    /// Whether `/mcp` accepts any `Host` header; otherwise only loopback names (`localhost`,
-    /// `127.0.0.1`, `::1`), a guard against DNS rebinding. Set it when serving off loopback.
+    /// Whether every endpoint (not only `/mcp`) accepts any `Host` header; otherwise only
+    /// loopback names (`localhost`, `127.0.0.1`, `::1`), a guard against DNS rebinding. Set
+    /// it when serving off loopback (the `serve` command does).
     pub mcp_any_host: bool,
     /// The `tools` `/v1/episodes` sends to the model: the reference's, read from its package
     /// (the `serve` command passes them). `None`: our own definitions.
@@ -334,7 +335,37 @@ fn authorized(token: &str, headers: &HeaderMap) -> bool {
     same(given.trim_ascii(), token.as_bytes())
 }
 
+/// Whether a request's `Host` (or HTTP/2 `:authority`) names this machine's loopback: a web
+/// page that rebinds its own name to 127.0.0.1 sends its own name, and is refused. A request
+/// that names no host at all comes from no browser, and passes.
+fn loopback_host(req: &Request) -> bool {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| req.uri().authority().map(|a| a.as_str().to_string()));
+    let Some(host) = host else { return true };
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host.as_str(), |(n, _)| n),
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 async fn auth(State(srv): State<Arc<Server>>, req: Request, next: Next) -> Response {
+    if !srv.config.mcp_any_host && !loopback_host(&req) {
+        return ApiError::forbidden(
+            "this server answers only requests addressed to a loopback name (localhost, \
+             127.0.0.1, [::1]); serve on another address with `--bind` to accept others",
+        )
+        .into_response();
+    }
     if let Some(token) = &srv.config.token
         && !authorized(token, req.headers())
     {

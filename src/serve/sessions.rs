@@ -105,6 +105,32 @@ pub struct Session {
     pub max_lifetime: Duration,
 }
 
+impl Drop for Session {
+    /// A session's folders may hold anything a guest left (100,000 files): they are deleted
+    /// by a blocking thread that holds the last reference to the sandbox, never by whichever
+    /// async thread happens to drop the session last (or while the session table is locked).
+    fn drop(&mut self) {
+        bury(self.sandbox.clone());
+    }
+}
+
+/// Delete `sandbox`'s folders off the async threads: the blocking thread waits until every
+/// other holder (the session, its shell, a call still finishing) has let go, then drops it.
+fn bury(sandbox: Arc<Sandbox>) {
+    let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        return; // no runtime (the server is gone): drop here, there is no one to stall.
+    };
+    rt.spawn_blocking(move || {
+        let started = Instant::now();
+        // Holders drop within a call's deadline; past an hour something leaked a reference,
+        // and whoever drops last deletes.
+        while Arc::strong_count(&sandbox) > 1 && started.elapsed() < Duration::from_secs(3600) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        drop(sandbox);
+    });
+}
+
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
@@ -370,6 +396,7 @@ impl Sessions {
         let Some(s) = t.by_id.remove(id) else {
             return false;
         };
+        // Dropping `s` here only hands its folders to a blocking thread (`Drop for Session`).
         if let Some(k) = &s.key
             && t.by_key.get(k) == Some(&s.id)
         {

@@ -81,6 +81,29 @@ fn metadata(m: &cap_std::fs::Metadata) -> Metadata {
     }
 }
 
+/// The mode a guest's `chmod` sets on the host: the permission bits it asked for, without
+/// set-user-id, set-group-id or sticky bits (the files stay on the host, where those would
+/// mean something), and always readable and writable by their owner (folders also
+/// searchable), so that the quota's walk and the cleanup can always read and delete them.
+/// The guest is root, which reads and writes any file whatever its mode, so it sees no
+/// difference in what it can do.
+fn guest_mode(mode: u32, is_dir: bool) -> u32 {
+    let owner = if is_dir { 0o700 } else { 0o600 };
+    (mode & 0o777) | owner
+}
+
+/// Whether two entries are the same file (a hard link or the path itself).
+fn same_file(a: &cap_std::fs::Metadata, b: &cap_std::fs::Metadata) -> bool {
+    use cap_std::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// The bytes removing this link frees: its size when it is the file's last link, else none.
+fn bytes_freed(m: &cap_std::fs::Metadata) -> u64 {
+    use cap_std::fs::MetadataExt;
+    if m.nlink() <= 1 { m.len() } else { 0 }
+}
+
 /// Where a relative symlink target lands, as a path under the mount root; `None` if it leaves.
 fn resolve_within(link: &Path, target: &Path) -> Option<PathBuf> {
     if target.is_absolute() {
@@ -115,11 +138,14 @@ impl CapFs {
 #[bashkit::async_trait]
 impl FsBackend for CapFs {
     async fn read(&self, path: &Path) -> bashkit::Result<Vec<u8>> {
-        self.dir.read(rel(path)).map_err(err)
+        // Bounded: a guest file may claim any size (a sparse file costs nothing on disk).
+        crate::fsutil::read_capped(&self.dir, &rel(path), crate::fsutil::GUEST_READ_LIMIT)
+            .map_err(err)
     }
 
     async fn write(&self, path: &Path, content: &[u8]) -> bashkit::Result<()> {
         let p = rel(path);
+        crate::fsutil::check_path_shape(&p).map_err(err)?;
         let old = self.size_of(&p);
         self.quota
             .charge(old, content.len() as u64)
@@ -129,6 +155,7 @@ impl FsBackend for CapFs {
 
     async fn append(&self, path: &Path, content: &[u8]) -> bashkit::Result<()> {
         let p = rel(path);
+        crate::fsutil::check_path_shape(&p).map_err(err)?;
         let old = self.size_of(&p);
         self.quota
             .charge(old, old.unwrap_or(0) + content.len() as u64)
@@ -142,16 +169,16 @@ impl FsBackend for CapFs {
 
     async fn mkdir(&self, path: &Path, recursive: bool) -> bashkit::Result<()> {
         let p = rel(path);
-        // A folder takes an entry slot (approximately for `-p`: one, measured exactly after
-        // the next Python call).
-        if self.dir.symlink_metadata(&p).is_err() {
-            self.quota.charge_dir().map_err(quota_err)?;
-        }
         if recursive {
-            self.dir.create_dir_all(&p).map_err(err)
-        } else {
-            self.dir.create_dir(&p).map_err(err)
+            // One entry per folder made, bounded in depth (never cap-std's recursive walk).
+            return self.quota.create_dirs(&self.dir, &p).map_err(err);
         }
+        crate::fsutil::check_path_shape(&p).map_err(err)?;
+        self.quota.charge_dir().map_err(quota_err)?;
+        self.dir.create_dir(&p).map_err(|e| {
+            self.quota.release_dir();
+            err(e)
+        })
     }
 
     async fn remove(&self, path: &Path, recursive: bool) -> bashkit::Result<()> {
@@ -167,7 +194,7 @@ impl FsBackend for CapFs {
             }
         } else {
             self.dir.remove_file(&p).map_err(err)?;
-            self.quota.release(meta.len(), 1);
+            self.quota.release(bytes_freed(&meta), 1);
             Ok(())
         }
     }
@@ -198,16 +225,26 @@ impl FsBackend for CapFs {
 
     async fn rename(&self, from: &Path, to: &Path) -> bashkit::Result<()> {
         let (from, to) = (rel(from), rel(to));
-        let replaced = self.size_of(&to);
+        crate::fsutil::check_path_shape(&to).map_err(err)?;
+        // What the rename frees: the replaced file's bytes, unless it is the same file (a
+        // rename onto itself or onto one of its hard links frees nothing) or other links
+        // still hold them.
+        let source = self.dir.symlink_metadata(&from).map_err(err)?;
+        let replaced = self
+            .dir
+            .symlink_metadata(&to)
+            .ok()
+            .filter(|m| !m.is_dir() && !same_file(m, &source));
         self.dir.rename(&from, &self.dir, &to).map_err(err)?;
-        if let Some(bytes) = replaced {
-            self.quota.release(bytes, 1);
+        if let Some(m) = replaced {
+            self.quota.release(bytes_freed(&m), 1);
         }
         Ok(())
     }
 
     async fn copy(&self, from: &Path, to: &Path) -> bashkit::Result<()> {
         let (from, to) = (rel(from), rel(to));
+        crate::fsutil::check_path_shape(&to).map_err(err)?;
         let size = self.dir.metadata(&from).map_err(err)?.len();
         self.quota
             .charge(self.size_of(&to), size)
@@ -225,6 +262,7 @@ impl FsBackend for CapFs {
                 target.display()
             )));
         }
+        crate::fsutil::check_path_shape(&rel(link)).map_err(err)?;
         self.quota.charge(None, 0).map_err(quota_err)?;
         self.dir.symlink(target, rel(link)).map_err(err)
     }
@@ -235,8 +273,10 @@ impl FsBackend for CapFs {
 
     async fn chmod(&self, path: &Path, mode: u32) -> bashkit::Result<()> {
         use cap_std::fs::PermissionsExt;
-        let perms = cap_std::fs::Permissions::from_mode(mode & 0o7777);
-        self.dir.set_permissions(rel(path), perms).map_err(err)
+        let p = rel(path);
+        let is_dir = self.dir.symlink_metadata(&p).map_err(err)?.is_dir();
+        let perms = cap_std::fs::Permissions::from_mode(guest_mode(mode, is_dir));
+        self.dir.set_permissions(p, perms).map_err(err)
     }
 
     async fn set_modified_time(&self, path: &Path, time: SystemTime) -> bashkit::Result<()> {
@@ -280,6 +320,15 @@ mod tests {
         assert!(!ok("/link", "/etc"));
         assert!(!ok("/up", "../../.."));
         assert!(ok("/a/b/c", "../../x/./y"));
+    }
+
+    #[test]
+    fn chmod_keeps_owner_access_and_drops_special_bits() {
+        assert_eq!(guest_mode(0, false), 0o600);
+        assert_eq!(guest_mode(0, true), 0o700);
+        assert_eq!(guest_mode(0o4755, false), 0o755);
+        assert_eq!(guest_mode(0o7777, true), 0o777);
+        assert_eq!(guest_mode(0o644, false), 0o644);
     }
 
     #[test]

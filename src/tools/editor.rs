@@ -182,13 +182,10 @@ impl Editor {
                         "Error: File already exists at {path}. `create` never overwrites a file: use `str_replace` to change it, or create a new path."
                     ));
                 }
-                if let Some(parent) = std::path::Path::new(&rel)
-                    .parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                {
-                    dir.create_dir_all(parent)
-                        .map_err(|e| format!("Error creating file: {e}"))?;
-                }
+                sandbox
+                    .quota()
+                    .create_parents(dir, std::path::Path::new(&rel))
+                    .map_err(|e| format!("Error creating file: {e}"))?;
                 sandbox
                     .write_charged(dir, &rel, text.as_bytes())
                     .map_err(|e| format!("Error creating file: {e}"))?;
@@ -304,9 +301,31 @@ impl Editor {
             .write_charged(dir, rel, new.as_bytes())
             .map_err(|e| format!("Error writing file: {shown}: {e}"))?;
         self.history.entry(key).or_default().push(old);
+        self.bound_history();
         Ok(())
     }
+
+    /// Keep the undo history within [`HISTORY_BYTES`]: the oldest edits of every file go
+    /// first (a guest editing a large file in a loop must not grow the host's memory).
+    fn bound_history(&mut self) {
+        let mut total: usize = self.history.values().flatten().map(String::len).sum();
+        while total > HISTORY_BYTES {
+            let Some(oldest) = self
+                .history
+                .values_mut()
+                .filter(|v| !v.is_empty())
+                .max_by_key(|v| v.iter().map(String::len).sum::<usize>())
+            else {
+                break;
+            };
+            total -= oldest.remove(0).len();
+        }
+    }
 }
+
+/// The most bytes of earlier file versions the improved editor keeps for `undo_edit`, over
+/// all files of one episode.
+const HISTORY_BYTES: usize = 32 << 20;
 
 /// The reference's editor, which works through shell commands (`cat PATH`, `echo '...' >
 /// PATH`): what it reads is the file as `cat` shows it (lossy UTF-8, colour codes and carriage
@@ -324,8 +343,15 @@ mod reference {
     fn cat(dir: &Dir, rel: &str, shown: &str) -> String {
         match dir.metadata(rel) {
             Ok(m) if m.is_dir() => format!("cat: {shown}: Is a directory\n"),
-            Ok(_) => match dir.read(rel) {
+            Ok(_) => match crate::fsutil::read_capped(
+                dir,
+                std::path::Path::new(rel),
+                crate::fsutil::GUEST_READ_LIMIT,
+            ) {
                 Ok(bytes) => strip_terminal_codes(&String::from_utf8_lossy(&bytes)),
+                Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+                    format!("cat: {shown}: {e}\n")
+                }
                 Err(_) => format!("cat: {shown}: Permission denied\n"),
             },
             Err(_) => format!("cat: {shown}: No such file or directory\n"),
@@ -363,13 +389,10 @@ mod reference {
             "view" => view(dir, rel, path, args.view_range.as_deref()),
             "create" => {
                 let text = args.file_text.unwrap_or_default();
-                if let Some(parent) = std::path::Path::new(rel)
-                    .parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                {
-                    dir.create_dir_all(parent)
-                        .map_err(|e| format!("Error creating file: {e}"))?;
-                }
+                sandbox
+                    .quota()
+                    .create_parents(dir, std::path::Path::new(rel))
+                    .map_err(|e| format!("Error creating file: {e}"))?;
                 write(sandbox, dir, rel, &text).map_err(|e| format!("Error creating file: {e}"))?;
                 Ok(format!(
                     "File created at {path}. {}Review the file and make sure that it is as expected. Edit the file if necessary.",
@@ -485,9 +508,15 @@ fn unique_match(text: &str, old: &str, path: &str) -> Result<usize, String> {
 }
 
 fn read_text(dir: &Dir, rel: &str, shown: &str) -> Result<String, String> {
-    let bytes = dir
-        .read(rel)
-        .map_err(|_| format!("Error: Could not read file {shown}"))?;
+    let bytes = crate::fsutil::read_capped(
+        dir,
+        std::path::Path::new(rel),
+        crate::fsutil::GUEST_READ_LIMIT,
+    )
+    .map_err(|e| match e.kind() {
+        std::io::ErrorKind::FileTooLarge => format!("Error: {shown}: {e}; use execute_bash for it."),
+        _ => format!("Error: Could not read file {shown}"),
+    })?;
     String::from_utf8(bytes)
         .map_err(|_| format!("Error: {shown} is not a UTF-8 text file; use execute_bash for it."))
 }

@@ -1,0 +1,400 @@
+//! The hostile corpus (issue 25, docs/security.md): what a guest or a client does on purpose to
+//! take the host down or slip past a limit. Each test failed on the tree before its fix.
+
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+
+use llm_in_sandbox::sandbox::Sandbox;
+use llm_in_sandbox::shell::{CommandResult, Shell, ShellSettings};
+use llm_in_sandbox::tools::{EditorMode, ShellMode, ToolModes, Toolbox};
+use serde_json::json;
+
+use crate::common::{py, sandbox_in, show};
+
+/// A terabyte, as a file's claimed size.
+const TIB: u64 = 1 << 40;
+
+fn shell_over(sb: Sandbox) -> Shell {
+    Shell::new(Arc::new(sb), ShellSettings::default()).expect("shell")
+}
+
+async fn bash(shell: &mut Shell, script: &str) -> CommandResult {
+    shell.exec(script).await.expect("the shell itself failed")
+}
+
+fn both(r: &CommandResult) -> String {
+    format!("exit={} stdout={} stderr={}", r.exit_code, r.stdout, r.stderr)
+}
+
+#[tokio::test]
+async fn a_guest_cannot_make_a_file_claim_more_than_the_quota() {
+    let sb = sandbox_in(|b| b.disk_quota(8 << 20));
+    for (how, src) in [
+        ("truncate", "open('f', 'w').truncate(1 << 40)"),
+        (
+            "os.ftruncate",
+            "import os\nfd = os.open('f', os.O_CREAT | os.O_WRONLY)\nos.ftruncate(fd, 1 << 40)",
+        ),
+        (
+            "seek and write",
+            "f = open('f', 'wb')\nf.seek(1 << 40)\nf.write(b'x')\nf.close()",
+        ),
+        (
+            "pwrite",
+            "import os\nfd = os.open('f', os.O_CREAT | os.O_WRONLY)\nos.pwrite(fd, b'x', 1 << 40)",
+        ),
+    ] {
+        let r = py(&sb, &["-c", src]).await;
+        assert_ne!(r.exit_code, 0, "{how}: {}", show(&r));
+        let err = r.stderr_text();
+        assert!(
+            err.contains("File too large") || err.contains("No space left"),
+            "{how}: {}",
+            show(&r)
+        );
+        let size = std::fs::metadata(sb.workspace().host_path().join("f")).map_or(0, |m| m.len());
+        assert!(size <= 8 << 20, "{how} left a file of {size} bytes");
+        let _ = std::fs::remove_file(sb.workspace().host_path().join("f"));
+    }
+    // Within the quota, growing a file by truncate or a seek still works as on Linux.
+    let r = py(
+        &sb,
+        &[
+            "-c",
+            "open('g', 'w').truncate(1000)\nf = open('h', 'wb'); f.seek(999); f.write(b'x'); f.close()\nimport os; print(os.path.getsize('g'), os.path.getsize('h'))",
+        ],
+    )
+    .await;
+    assert_eq!(r.stdout_text().trim(), "1000 1000", "{}", show(&r));
+}
+
+/// A file that claims a terabyte (made on the host side: a guest can no longer make one), read
+/// by every host-side reader: each answers with an error, and the process is still here.
+#[tokio::test]
+async fn a_file_claiming_a_terabyte_is_read_by_no_one() {
+    let sb = sandbox_in(|b| b.disk_quota(8 << 20));
+    let host = sb.workspace().host_path().join("huge.py");
+    std::fs::File::create(&host)
+        .and_then(|f| f.set_len(TIB))
+        .expect("a sparse file");
+    assert!(sb.workspace().read("huge.py").is_err());
+    assert!(sb.workspace().read_to_string("huge.py").is_err());
+    let sb = Arc::new(sb);
+    let mut shell = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
+    for cmd in ["cat huge.py", "wc -c huge.py", "head -c 10 huge.py", "grep x huge.py"] {
+        let r = bash(&mut shell, cmd).await;
+        assert_ne!(r.exit_code, 0, "{cmd}: {}", both(&r));
+    }
+    let r = bash(&mut shell, "cat huge.py").await;
+    assert!(r.stderr.contains("too large"), "{}", both(&r));
+    for editor in [EditorMode::Reference, EditorMode::Improved] {
+        let shell = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
+        let mut tools = Toolbox::with_modes(
+            shell,
+            ToolModes {
+                shell: ShellMode::Persistent,
+                editor,
+            },
+        );
+        for args in [
+            json!({"command": "view", "path": "/testbed/huge.py"}),
+            json!({"command": "str_replace", "path": "/testbed/huge.py", "old_str": "a", "new_str": "b"}),
+            json!({"command": "insert", "path": "/testbed/huge.py", "insert_line": 1, "new_str": "b"}),
+        ] {
+            let out = tools
+                .call("str_replace_editor", &args.to_string())
+                .await
+                .expect("the tool call itself");
+            assert!(
+                out.observation.len() < 10_000,
+                "{editor:?} {args}: {} bytes",
+                out.observation.len()
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn renaming_a_file_onto_itself_gives_nothing_back() {
+    let sb = sandbox_in(|b| b.disk_quota(1 << 20));
+    let host = sb.workspace().host_path().to_path_buf();
+    let mut shell = shell_over(sb);
+    let r = bash(
+        &mut shell,
+        "head -c 300000 /dev/zero > seed; for i in 1 2 3 4 5 6 7 8 9 10; do cp seed c$i && mv c$i c$i || exit 7; done",
+    )
+    .await;
+    assert_ne!(r.exit_code, 0, "{}", both(&r));
+    let mut total = 0;
+    for e in std::fs::read_dir(&host).unwrap().flatten() {
+        total += e.metadata().map_or(0, |m| m.len());
+    }
+    assert!(total <= 1 << 20, "{total} bytes on disk under a 1 MiB quota");
+}
+
+#[tokio::test]
+async fn mkdir_p_is_charged_per_folder_and_bounded_in_depth() {
+    let sb = sandbox_in(|b| b.max_files(40));
+    let host = sb.workspace().host_path().to_path_buf();
+    let mut shell = shell_over(sb);
+    let r = bash(&mut shell, &format!("mkdir -p {}", "d/".repeat(60))).await;
+    assert_ne!(r.exit_code, 0, "{}", both(&r));
+    let mut depth = 0;
+    let mut at = host.clone();
+    while at.join("d").is_dir() {
+        at = at.join("d");
+        depth += 1;
+    }
+    assert!(depth <= 40, "{depth} folders made under a 40-entry cap");
+
+    let mut shell = shell_over(sandbox_in(|b| b));
+    let deep = "d/".repeat(llm_in_sandbox::fsutil::MAX_PATH_DEPTH + 1);
+    let r = bash(&mut shell, &format!("mkdir -p {deep}")).await;
+    assert_ne!(r.exit_code, 0, "{}", both(&r));
+    assert!(r.stderr.contains("too deep"), "{}", both(&r));
+    let r = bash(&mut shell, &format!("mkdir -p {}", "d/".repeat(20))).await;
+    assert_eq!(r.exit_code, 0, "{}", both(&r));
+}
+
+#[tokio::test]
+async fn every_writer_refuses_paths_past_the_depth_bound() {
+    let deep = format!(
+        "/testbed/{}f.py",
+        "d/".repeat(llm_in_sandbox::fsutil::MAX_PATH_DEPTH + 1)
+    );
+    let sb = Arc::new(sandbox_in(|b| b));
+    assert!(sb.write_workspace_file(&deep, b"x").is_err());
+    let shell = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
+    let mut tools = Toolbox::new(shell);
+    let out = tools
+        .call(
+            "str_replace_editor",
+            &json!({"command": "create", "path": deep, "file_text": "x"}).to_string(),
+        )
+        .await
+        .expect("the tool call itself");
+    assert!(out.observation.contains("too deep"), "{}", out.observation);
+    assert!(!sb.workspace().host_path().join("d").exists());
+}
+
+#[tokio::test]
+async fn chmod_cannot_lock_the_host_out_or_set_special_bits() {
+    let sb = sandbox_in(|b| b);
+    let host = sb.workspace().host_path().to_path_buf();
+    let mut shell = shell_over(sb);
+    let r = bash(
+        &mut shell,
+        "echo hi > f; mkdir d; chmod 4755 f; chmod 0 d; chmod 0 /testbed; echo done",
+    )
+    .await;
+    assert!(r.stdout.contains("done"), "{}", both(&r));
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode(&host.join("f")), 0o755);
+    assert_eq!(mode(&host.join("d")) & 0o700, 0o700);
+    assert_eq!(mode(&host) & 0o700, 0o700);
+    let r = bash(&mut shell, "cat f").await;
+    assert_eq!(r.stdout, "hi\n", "{}", both(&r));
+}
+
+fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(120))
+        .build()
+        .expect("client")
+}
+
+async fn server() -> crate::serve::Running {
+    crate::serve::start(llm_in_sandbox::serve::ServeConfig {
+        access_log: false,
+        ..Default::default()
+    })
+    .await
+}
+
+/// DNS rebinding: a web page whose own name now resolves to 127.0.0.1 sends requests with its
+/// own name in `Host`. Every endpoint refuses them; loopback names pass.
+#[tokio::test]
+async fn requests_for_another_host_name_are_refused_on_every_endpoint() {
+    let srv = server().await;
+    let c = client();
+    let port = srv.base.rsplit(':').next().unwrap_or_default().to_string();
+    for (method, path) in [
+        ("POST", "/run_code"),
+        ("POST", "/v1/sandboxes"),
+        ("GET", "/v1/sandboxes"),
+        ("GET", "/metrics"),
+        ("POST", "/v1/episodes"),
+    ] {
+        let url = format!("{}{path}", srv.base);
+        let req = |host: &str| {
+            c.request(method.parse().expect("method"), &url)
+                .header("host", host)
+                .json(&json!({"code": "print(1)"}))
+        };
+        let r = req("evil.example").send().await.expect("request");
+        assert_eq!(r.status(), reqwest::StatusCode::FORBIDDEN, "{method} {path}");
+        let r = req(&format!("evil.example:{port}")).send().await.expect("request");
+        assert_eq!(r.status(), reqwest::StatusCode::FORBIDDEN, "{method} {path}");
+        for ok in [format!("localhost:{port}"), format!("127.0.0.1:{port}"), format!("[::1]:{port}")] {
+            let r = req(&ok).send().await.expect("request");
+            assert_ne!(r.status(), reqwest::StatusCode::FORBIDDEN, "{method} {path} {ok}");
+        }
+    }
+}
+
+/// Paths past the depth bound in every writer a client reaches: `files` of `/run_code` and of
+/// a new session, `PUT ?path=`, a tar entry. Each is a 4xx; the server keeps answering.
+#[tokio::test]
+async fn deep_paths_from_clients_are_refused_and_the_server_goes_on() {
+    use base64::Engine as _;
+    let srv = server().await;
+    let c = client();
+    let deep = "d/".repeat(20_000) + "f";
+    let data = base64::engine::general_purpose::STANDARD.encode(b"x");
+    let r = c
+        .post(format!("{}/run_code", srv.base))
+        .json(&json!({"code": "print(1)", "files": {deep.clone(): data.clone()}}))
+        .send()
+        .await
+        .expect("request");
+    let v: serde_json::Value = r.json().await.expect("json");
+    assert_ne!(v["status"], "Success", "{v}");
+    let r = c
+        .post(format!("{}/v1/sandboxes", srv.base))
+        .json(&json!({"files": {deep.clone(): data}}))
+        .send()
+        .await
+        .expect("request");
+    assert!(r.status().is_client_error(), "{}", r.status());
+    let r = c
+        .post(format!("{}/v1/sandboxes", srv.base))
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("request");
+    let v: serde_json::Value = r.json().await.expect("json");
+    let id = v["id"].as_str().expect("id").to_string();
+    let sb = format!("{}/v1/sandboxes/{id}", srv.base);
+    let r = c
+        .put(format!("{sb}/files?path={}", "d/".repeat(300) + "f"))
+        .body("x")
+        .send()
+        .await
+        .expect("request");
+    assert!(r.status().is_client_error(), "{}", r.status());
+    let mut tar = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_gnu();
+    h.set_size(1);
+    h.set_mode(0o644);
+    tar.append_data(&mut h, "d/".repeat(300) + "f", &b"x"[..])
+        .expect("tar");
+    let r = c
+        .put(format!("{sb}/archive?path=up"))
+        .body(tar.into_inner().expect("tar"))
+        .send()
+        .await
+        .expect("request");
+    assert!(r.status().is_client_error(), "{}", r.status());
+    let r = c
+        .post(format!("{}/run_code", srv.base))
+        .json(&json!({"code": "print(6 * 7)"}))
+        .send()
+        .await
+        .expect("request");
+    let v: serde_json::Value = r.json().await.expect("json");
+    assert_eq!(v["run_result"]["stdout"], "42\n", "{v}");
+}
+
+/// A JSON body nested 100,000 deep and a megabyte of headers: clear 4xx answers.
+#[tokio::test]
+async fn hostile_bodies_and_headers_get_client_errors() {
+    let srv = server().await;
+    let c = client();
+    let nested = "[".repeat(100_000) + &"]".repeat(100_000);
+    let r = c
+        .post(format!("{}/run_code", srv.base))
+        .header("content-type", "application/json")
+        .body(nested)
+        .send()
+        .await
+        .expect("request");
+    assert!(r.status().is_client_error(), "{}", r.status());
+    let r = c
+        .get(format!("{}/v1/sandboxes", srv.base))
+        .header("x-big", "a".repeat(1 << 20))
+        .send()
+        .await;
+    if let Ok(r) = r {
+        assert!(r.status().is_client_error(), "{}", r.status());
+    }
+    // Session keys that are huge or look like paths are refused or kept as opaque names.
+    for key in ["k".repeat(10_000), "../../etc".to_string(), "a/b".to_string()] {
+        let r = c
+            .post(format!("{}/v1/sandboxes", srv.base))
+            .json(&json!({"key": key}))
+            .send()
+            .await
+            .expect("request");
+        assert!(
+            r.status().is_success() || r.status().is_client_error(),
+            "{}",
+            r.status()
+        );
+    }
+    let r = c
+        .get(format!("{}/healthz", srv.base))
+        .send()
+        .await
+        .expect("still up");
+    assert!(r.status().is_success());
+}
+
+/// Deleting a session whose guest left many files hands its folders to a blocking thread:
+/// the delete answers, other calls go on, and the folders are gone afterwards.
+#[tokio::test]
+async fn a_deleted_session_with_many_files_is_removed_off_the_request_path() {
+    let srv = server().await;
+    let c = client();
+    let r = c
+        .post(format!("{}/v1/sandboxes", srv.base))
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("request");
+    let v: serde_json::Value = r.json().await.expect("json");
+    let id = v["id"].as_str().expect("id").to_string();
+    let host = srv
+        .server
+        .sessions
+        .get(&id)
+        .expect("session")
+        .sandbox
+        .workspace()
+        .host_path()
+        .to_path_buf();
+    let r = c
+        .post(format!("{}/v1/sandboxes/{id}/python", srv.base))
+        .json(&json!({"code": "import os\nfor i in range(20):\n    os.mkdir(f'd{i}')\n    for j in range(500): open(f'd{i}/{j}', 'w').close()\nprint('ok')"}))
+        .send()
+        .await
+        .expect("request");
+    let v: serde_json::Value = r.json().await.expect("json");
+    assert!(v.to_string().contains("ok"), "{v}");
+    assert!(host.join("d19/499").exists());
+    let r = c
+        .delete(format!("{}/v1/sandboxes/{id}", srv.base))
+        .send()
+        .await
+        .expect("request");
+    assert!(r.status().is_success(), "{}", r.status());
+    let mut gone = false;
+    for _ in 0..600 {
+        if !host.exists() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(gone, "{} is still there", host.display());
+}
