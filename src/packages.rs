@@ -524,6 +524,40 @@ fn cached_lock(key: &str, lock_path: &Path, wheels: &Path) -> Option<Lock> {
         .then_some(lock)
 }
 
+/// Whether the host's pip child sees this environment variable: pip's own settings, proxies,
+/// certificate bundles, locale and the few paths a Python needs; nothing else.
+fn pip_may_see(name: &std::ffi::OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    const EXACT: &[&str] = &[
+        "PATH",
+        "HOME",
+        "LANG",
+        "LC_ALL",
+        "LC_CTYPE",
+        "TMPDIR",
+        "XDG_CONFIG_HOME",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_DIRS",
+        "VIRTUAL_ENV",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
+        "NETRC",
+    ];
+    let upper = name.to_ascii_uppercase();
+    EXACT.contains(&name)
+        || name.starts_with("PIP_")
+        || upper == "HTTP_PROXY"
+        || upper == "HTTPS_PROXY"
+        || upper == "ALL_PROXY"
+        || upper == "NO_PROXY"
+}
+
 /// `python3 -m pip download` for the pure-Python target into `dest`, with a deadline.
 fn run_pip(reqs: &[Requirement], settings: &PipSettings, dest: &Path) -> Result<(), PackageError> {
     let mut cmd = Command::new(&settings.python);
@@ -548,6 +582,10 @@ fn run_pip(reqs: &[Requirement], settings: &PipSettings, dest: &Path) -> Result<
     cmd.stdin(Stdio::null())
         .stdout(Stdio::from(out))
         .stderr(Stdio::from(err));
+    // pip gets only what it needs to reach the index (its own settings, proxies,
+    // certificates, where its config and cache live), never the rest of the host's
+    // environment: API keys, the server's token.
+    cmd.env_clear().envs(std::env::vars_os().filter(|(k, _)| pip_may_see(k)));
     let all: Vec<String> = reqs.iter().map(ToString::to_string).collect();
     let mut child = cmd.spawn().map_err(|e| PackageError::Resolve {
         requirements: all.join(" "),
@@ -836,6 +874,20 @@ pub fn requested(cache_root: &Path) -> String {
 
 #[doc(hidden)]
 pub use layout::{GUEST_SITE_LAYER, GUEST_USER_SITE};
+
+#[cfg(test)]
+mod env_tests {
+    #[test]
+    fn pip_sees_its_settings_and_not_the_hosts_secrets() {
+        let sees = |k: &str| super::pip_may_see(std::ffi::OsStr::new(k));
+        for k in ["PATH", "HOME", "PIP_INDEX_URL", "https_proxy", "SSL_CERT_FILE"] {
+            assert!(sees(k), "{k}");
+        }
+        for k in ["OPENAI_API_KEY", "LLM_IN_SANDBOX_TOKEN", "AWS_SECRET_ACCESS_KEY", "HF_TOKEN"] {
+            assert!(!sees(k), "{k}");
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

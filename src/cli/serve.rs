@@ -28,6 +28,16 @@ pub(crate) struct ServeArgs {
         hide_env_values = true
     )]
     token: Option<String>,
+    /// Model endpoints `/v1/episodes` may call besides loopback ones (`host` or `host:port`,
+    /// repeat or comma-separate). Default: loopback endpoints only.
+    #[arg(long, value_delimiter = ',', value_name = "HOST[:PORT],...")]
+    model_host: Vec<String>,
+    /// Open client connections at most; more wait until one closes.
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    max_connections: usize,
+    /// Seconds a client may take to send a request's headers; slower ones are disconnected.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    header_timeout: f64,
     /// Read the token from this file (first line).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
@@ -157,6 +167,9 @@ impl ServeArgs {
             },
             // Off loopback (a token is required there) clients name the host as they like.
             mcp_any_host: !self.bind.ip().is_loopback(),
+            max_connections: self.max_connections.max(1),
+            header_timeout: secs("header-timeout", self.header_timeout)?,
+            model_hosts: self.model_host.iter().map(|h| h.trim().to_lowercase()).collect(),
             // Read from the reference's package once the runtime is loaded.
             episode_tools: None,
         })

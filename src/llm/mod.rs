@@ -244,6 +244,9 @@ impl Client {
         let http = reqwest::Client::builder()
             .timeout(cfg.request_timeout)
             .connect_timeout(Duration::from_secs(30))
+            // A model endpoint answers; it does not send us elsewhere (a redirect could point
+            // a server's episode at the operator's own network).
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| LlmError::Setup(e.to_string()))?;
         let url = format!("{}/chat/completions", cfg.base_url.trim_end_matches('/'));

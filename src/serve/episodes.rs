@@ -46,6 +46,38 @@ pub(super) struct EpisodeRequest {
     limits: super::sessions::LimitsRequest,
 }
 
+/// Refuse a model URL whose host is neither loopback nor named in `allowed` (`host` or
+/// `host:port`): `/v1/episodes` must not become a way to make the server call into its own
+/// network (the model client follows no redirects either).
+fn model_url_allowed(url: &str, allowed: &[String]) -> Result<(), ApiError> {
+    let parsed = reqwest::Url::parse(url)
+        .map_err(|e| ApiError::bad_request(format!("llm.base_url {url:?} is not a URL: {e}")))?;
+    let Some(host) = parsed.host_str() else {
+        return Err(ApiError::bad_request("llm.base_url names no host"));
+    };
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let loopback = host == "localhost"
+        || host.ends_with(".localhost")
+        || host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    let port = parsed.port_or_known_default().unwrap_or(0);
+    let named = allowed.iter().any(|entry| {
+        match entry.rsplit_once(':').filter(|_| !entry.ends_with(']')) {
+            Some((h, p)) => h == host && p.parse::<u16>().is_ok_and(|p| p == port),
+            None => *entry == host,
+        }
+    });
+    if loopback || named {
+        return Ok(());
+    }
+    Err(ApiError::forbidden(format!(
+        "llm.base_url {host} is not a model endpoint this server may call: loopback endpoints \
+         are allowed, others only when the operator names them (`serve --model-host {host}`)"
+    )))
+}
+
 /// The most model turns an episode may ask for.
 const MAX_STEPS: u32 = 1000;
 
@@ -59,6 +91,7 @@ pub(super) async fn run(
             "llm.base_url must be an http(s) URL such as http://host:8000/v1, not {url:?}"
         )));
     }
+    model_url_allowed(url, &srv.config.model_hosts)?;
     let scorer = match req.scorer.as_deref() {
         None => None,
         Some(name) => match Scorer::by_name(name) {

@@ -64,10 +64,20 @@ pub struct ServeConfig {
     /// After this long without a sandbox call, give back the memory idle instance slots
     /// keep for fast restarts (`None`: keep it).
     pub release_idle_after: Option<Duration>,
+    /// Open client connections at most; more wait in the kernel's accept queue until one
+    /// closes (`--max-connections`), so idle or slow clients cannot use up the descriptors.
+    pub max_connections: usize,
+    /// How long a client may take to send a request's headers (`--header-timeout`); slower
+    /// ones are disconnected (a slowloris holds connections open this way).
+    pub header_timeout: Duration,
     /// Whether every endpoint (not only `/mcp`) accepts any `Host` header; otherwise only
     /// loopback names (`localhost`, `127.0.0.1`, `::1`), a guard against DNS rebinding. Set
     /// it when serving off loopback (the `serve` command does).
     pub mcp_any_host: bool,
+    /// Model endpoints `/v1/episodes` may call besides loopback ones: `host` or `host:port`
+    /// entries (`--model-host`). Anything else is refused: otherwise a client makes the
+    /// server send requests into the operator's network.
+    pub model_hosts: Vec<String>,
     /// The `tools` `/v1/episodes` sends to the model: the reference's, read from its package
     /// (the `serve` command passes them). `None`: our own definitions.
     pub episode_tools: Option<serde_json::Value>,
@@ -88,7 +98,10 @@ impl Default for ServeConfig {
             grace: Duration::from_secs(30),
             access_log: true,
             release_idle_after: Some(Duration::from_secs(10)),
+            max_connections: 4096,
+            header_timeout: Duration::from_secs(10),
             mcp_any_host: false,
+            model_hosts: Vec::new(),
             episode_tools: None,
         }
     }
@@ -292,13 +305,7 @@ impl Server {
             me.mcp_cancel.cancel();
             let _ = tx.send(true);
         });
-        let mut stop = rx.clone();
-        let app = self
-            .router()
-            .into_make_service_with_connect_info::<SocketAddr>();
-        let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-            let _ = stop.wait_for(|v| *v).await;
-        });
+        let server = self.accept_loop(listener, rx.clone());
         let grace = self.config.grace;
         let mut deadline = rx;
         tokio::select! {
@@ -309,6 +316,83 @@ impl Server {
             } => Ok(()),
         }
     }
+
+    /// Accept connections until `stop` turns true, at most [`ServeConfig::max_connections`]
+    /// open at once, each with [`ServeConfig::header_timeout`] to send its headers; then let
+    /// the open ones finish their requests.
+    async fn accept_loop(
+        self: &Arc<Self>,
+        listener: tokio::net::TcpListener,
+        mut stop: tokio::sync::watch::Receiver<bool>,
+    ) -> std::io::Result<()> {
+        use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+        let router = self.router();
+        let open = Arc::new(tokio::sync::Semaphore::new(self.config.max_connections.max(1)));
+        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+        let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.config.header_timeout);
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .keep_alive_interval(None);
+        loop {
+            let permit = tokio::select! {
+                p = open.clone().acquire_owned() => match p {
+                    Ok(p) => p,
+                    Err(_) => break,
+                },
+                () = stopped(&mut stop) => break,
+            };
+            let (stream, peer) = tokio::select! {
+                a = listener.accept() => match a {
+                    Ok(a) => a,
+                    // Out of descriptors or a connection reset before accept: go on.
+                    Err(_) => {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
+                    }
+                },
+                () = stopped(&mut stop) => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let router = router.clone();
+            let watcher = graceful.watcher();
+            let builder = builder.clone();
+            let header_timeout = self.config.header_timeout;
+            let service = hyper::service::service_fn(move |mut req: axum::extract::Request<hyper::body::Incoming>| {
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                let router = router.clone();
+                async move {
+                    use tower::ServiceExt as _;
+                    router.oneshot(req.map(axum::body::Body::new)).await
+                }
+            });
+            tokio::spawn(async move {
+                // A connection that sends nothing is closed after the header timeout too
+                // (hyper's own timer starts only once it knows the protocol).
+                let mut first = [0u8; 1];
+                match tokio::time::timeout(header_timeout, stream.peek(&mut first)).await {
+                    Ok(Ok(n)) if n > 0 => {}
+                    _ => return,
+                }
+                let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+                let _ = watcher.watch(conn.into_owned()).await;
+                drop(permit);
+            });
+        }
+        drop(listener);
+        graceful.shutdown().await;
+        Ok(())
+    }
+}
+
+/// Resolves once `stop` is true (or its sender is gone).
+async fn stopped(stop: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = stop.wait_for(|v| *v).await;
 }
 
 /// Constant-time comparison (the time does not depend on where the bytes differ).

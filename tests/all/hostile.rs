@@ -398,3 +398,133 @@ async fn a_deleted_session_with_many_files_is_removed_off_the_request_path() {
     }
     assert!(gone, "{} is still there", host.display());
 }
+
+/// A raw HTTP server on loopback that answers every request with `response` and counts them.
+async fn raw_server(response: String) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = hits.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let response = response.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65536];
+                let _ = s.read(&mut buf).await;
+                let _ = s.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    (format!("http://{addr}"), hits)
+}
+
+/// `/v1/episodes` calls only loopback model endpoints and those the operator named, and
+/// follows no redirect (a loopback endpoint that redirects elsewhere is not followed).
+#[tokio::test]
+async fn episodes_call_only_allowed_model_endpoints_and_follow_no_redirect() {
+    let srv = server().await;
+    let c = client();
+    for url in [
+        "http://10.0.0.1:8000/v1",
+        "http://169.254.169.254/latest",
+        "http://internal.example/v1",
+    ] {
+        let r = c
+            .post(format!("{}/v1/episodes", srv.base))
+            .json(&json!({"problem_statement": "x", "llm": {"base_url": url, "model": "m"}, "max_steps": 1}))
+            .send()
+            .await
+            .expect("request");
+        let status = r.status();
+        let body = r.text().await.unwrap_or_default();
+        assert_eq!(status, reqwest::StatusCode::FORBIDDEN, "{url}: {body}");
+        assert!(body.contains("--model-host"), "{body}");
+    }
+    let (target, target_hits) = raw_server(
+        "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".into(),
+    )
+    .await;
+    let (redirector, _) = raw_server(format!(
+        "HTTP/1.1 307 Temporary Redirect\r\nlocation: {target}/v1/chat/completions\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+    ))
+    .await;
+    let r = c
+        .post(format!("{}/v1/episodes", srv.base))
+        .json(&json!({"problem_statement": "x", "llm": {"base_url": format!("{redirector}/v1"), "model": "m"}, "max_steps": 1}))
+        .send()
+        .await
+        .expect("request");
+    let _ = r.text().await;
+    assert_eq!(
+        target_hits.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "the redirect was followed"
+    );
+}
+
+/// Slowloris and idle connections: with a connection cap and a header timeout, clients that
+/// open connections and never finish their headers are cut off, and a normal client keeps
+/// getting answers meanwhile.
+#[tokio::test]
+async fn idle_and_slow_connections_do_not_starve_other_clients() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let srv = crate::serve::start(llm_in_sandbox::serve::ServeConfig {
+        access_log: false,
+        max_connections: 32,
+        header_timeout: std::time::Duration::from_secs(1),
+        ..Default::default()
+    })
+    .await;
+    let addr = srv.base.trim_start_matches("http://").to_string();
+    let mut idle = Vec::new();
+    for _ in 0..100 {
+        if let Ok(s) = tokio::net::TcpStream::connect(&addr).await {
+            idle.push(s);
+        }
+    }
+    let mut slow = Vec::new();
+    for _ in 0..50 {
+        let Ok(mut s) = tokio::net::TcpStream::connect(&addr).await else {
+            continue;
+        };
+        let _ = s.write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ").await;
+        slow.push(s);
+    }
+    let trickle = tokio::spawn(async move {
+        for _ in 0..20 {
+            for s in &mut slow {
+                let _ = s.write_all(b"a").await;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        }
+        slow
+    });
+    let c = client();
+    for _ in 0..5 {
+        let r = c
+            .post(format!("{}/run_code", srv.base))
+            .json(&json!({"code": "print(6 * 7)"}))
+            .send()
+            .await
+            .expect("a normal client gets through");
+        let v: serde_json::Value = r.json().await.expect("json");
+        assert_eq!(v["run_result"]["stdout"], "42\n", "{v}");
+    }
+    // The idle connections were closed by the server (EOF), not left open.
+    let mut closed = 0;
+    for s in &mut idle {
+        let mut b = [0u8; 1];
+        if let Ok(Ok(0) | Err(_)) =
+            tokio::time::timeout(std::time::Duration::from_secs(30), s.read(&mut b)).await
+        {
+            closed += 1;
+        }
+    }
+    assert_eq!(closed, idle.len(), "idle connections left open");
+    let slow = trickle.await.expect("trickle");
+    assert!(!slow.is_empty());
+}

@@ -10,6 +10,7 @@ mod differential;
 mod editor;
 mod escapes;
 mod faults;
+mod fuzz;
 mod hostile;
 mod hub;
 mod judge;

@@ -1,0 +1,202 @@
+//! Bounded fuzzing of what parses untrusted text (issue 25, docs/security.md): the model's
+//! text tool calls, `--extra_body` literals, requirement strings, the shell's observation cut
+//! and the editor's `str_replace`, each fed thousands of generated inputs built from the
+//! pieces their grammar cares about. Never a panic; round trips hold where there is one. The
+//! generator is seeded, so a failure names the input that reproduces it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use llm_in_sandbox::shell::{
+    CommandOutcome, CommandResult, ObservationFormat, Shell, ShellSettings, observation,
+};
+use llm_in_sandbox::tools::Toolbox;
+use serde_json::json;
+
+/// A small deterministic generator (xorshift64*).
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    /// A string of up to `max` pieces, each drawn from `pieces` or a random character.
+    fn text(&mut self, pieces: &[&str], max: usize) -> String {
+        let mut s = String::new();
+        for _ in 0..self.below(max + 1) {
+            if self.below(4) == 0 {
+                let c = char::from_u32(self.next() as u32 % 0x11_0000).unwrap_or('\u{fffd}');
+                s.push(c);
+            } else {
+                s.push_str(pieces[self.below(pieces.len())]);
+            }
+        }
+        s
+    }
+}
+
+const ROUNDS: usize = 3000;
+
+#[test]
+fn text_tool_calls_never_panic() {
+    let pieces = [
+        "<tool_call>",
+        "</tool_call>",
+        "<function=",
+        "</function>",
+        "<parameter=",
+        "</parameter>",
+        "{",
+        "}",
+        "[",
+        "]",
+        "\"",
+        ":",
+        ",",
+        "name",
+        "arguments",
+        "execute_bash",
+        "command",
+        "\\",
+        "\n",
+        " ",
+        ">",
+        "<",
+        "null",
+        "1e999",
+        "é",
+    ];
+    let mut g = Gen(0x1234_5678);
+    for i in 0..ROUNDS {
+        let text = g.text(&pieces, 40);
+        let calls = std::panic::catch_unwind(|| {
+            llm_in_sandbox::llm::tool_calls_in_content(&text)
+        });
+        assert!(calls.is_ok(), "round {i}: panicked on {text:?}");
+    }
+}
+
+#[test]
+fn extra_body_literals_never_panic() {
+    let pieces = [
+        "{", "}", "[", "]", "(", ")", "'", "\"", ":", ",", "True", "False", "None", "1", "-",
+        ".", "e", "5", "\\", "x", "u", "'a'", "\"b\"", " ", "\n", "0x", "j",
+    ];
+    let mut g = Gen(0xfeed_beef);
+    for i in 0..ROUNDS {
+        let text = g.text(&pieces, 30);
+        let r = std::panic::catch_unwind(|| llm_in_sandbox::config::parse_extra_body(&text));
+        assert!(r.is_ok(), "round {i}: panicked on {text:?}");
+    }
+    // Deep nesting is an error, not a stack overflow.
+    let deep = "{'a': ".repeat(100_000) + "1" + &"}".repeat(100_000);
+    let r = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || llm_in_sandbox::config::parse_extra_body(&deep).is_err())
+        .expect("thread")
+        .join();
+    assert!(
+        matches!(r, Ok(true)),
+        "nested 100,000 deep: {r:?} (want an error)"
+    );
+}
+
+#[test]
+fn requirement_strings_never_panic_and_round_trip() {
+    use llm_in_sandbox::packages::Requirement;
+    let pieces = [
+        "pint", "math-verify", "a_b", ".", "-", "[", "]", ",", "==", ">=", "<", "!=", "~=",
+        "0.9", "1", "*", " ", ";", "@", "://", "/", "extra", "-r", "\t",
+    ];
+    let mut g = Gen(0xabcd_ef01);
+    for i in 0..ROUNDS {
+        let text = g.text(&pieces, 12);
+        let parsed = std::panic::catch_unwind(|| Requirement::parse(&text));
+        let Ok(parsed) = parsed else {
+            panic!("round {i}: panicked on {text:?}");
+        };
+        if let Ok(req) = parsed {
+            let again = Requirement::parse(&req.to_string())
+                .unwrap_or_else(|e| panic!("round {i}: {text:?} -> {req} does not parse: {e}"));
+            assert_eq!(again.to_string(), req.to_string(), "round {i}: {text:?}");
+        }
+    }
+}
+
+#[test]
+fn the_observation_cut_never_panics_on_any_text() {
+    let pieces = ["\n", "\r\n", "\r", "a", "é", "\u{1b}[31m", "\u{0}", "🙂", " ", "\t"];
+    let mut g = Gen(0x5151_5151);
+    for i in 0..ROUNDS / 3 {
+        let stdout = g.text(&pieces, 400);
+        let stderr = g.text(&pieces, 50);
+        let r = CommandResult {
+            exit_code: [0, 1, 124, 2, -1][g.below(5)],
+            stdout: stdout.clone(),
+            stderr,
+            outcome: CommandOutcome::Exited,
+            duration: Duration::from_millis(1),
+            timeout: Duration::from_secs(120),
+        };
+        let f = ObservationFormat {
+            max_lines: g.below(20),
+            head_lines: g.below(20),
+            tail_lines: g.below(20),
+            exit_124_is_timeout: g.below(2) == 0,
+        };
+        let out = std::panic::catch_unwind(|| observation(&r, &f));
+        assert!(out.is_ok(), "round {i}: panicked on {stdout:?} with {f:?}");
+    }
+}
+
+#[tokio::test]
+async fn str_replace_on_any_text_replaces_exactly_once_or_says_why() {
+    let sb = Arc::new(crate::common::sandbox());
+    let shell = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
+    let mut tools = Toolbox::new(shell);
+    let pieces = ["a", "b", "\n", "é", "\t", "  ", "x = 1", "🙂", "\r\n"];
+    let mut g = Gen(0x7777_0001);
+    for i in 0..200 {
+        let text = g.text(&pieces, 30);
+        let chars: Vec<char> = text.chars().collect();
+        let from = g.below(chars.len() + 1);
+        let to = (from + 1 + g.below(4)).min(chars.len());
+        let old: String = chars[from.min(to)..to].iter().collect();
+        let new = g.text(&pieces, 4);
+        let path = format!("/testbed/f{i}.py");
+        let create = tools
+            .call(
+                "str_replace_editor",
+                &json!({"command": "create", "path": path, "file_text": text}).to_string(),
+            )
+            .await
+            .expect("create");
+        assert!(!create.error, "round {i}: {}", create.observation);
+        let out = tools
+            .call(
+                "str_replace_editor",
+                &json!({"command": "str_replace", "path": path, "old_str": old, "new_str": new})
+                    .to_string(),
+            )
+            .await
+            .expect("the call itself");
+        let now = sb
+            .workspace()
+            .read_to_string(&format!("f{i}.py"))
+            .expect("the file");
+        if out.error {
+            assert_eq!(now, text, "round {i}: a refused edit changed the file");
+        } else {
+            assert_eq!(text.matches(&old).count(), 1, "round {i}: {old:?} in {text:?}");
+            assert_eq!(now, text.replacen(&old, &new, 1), "round {i}");
+        }
+    }
+}
