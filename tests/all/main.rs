@@ -24,3 +24,4 @@ mod reference;
 mod serve;
 mod setup;
 mod shell;
+mod view;

@@ -24,7 +24,7 @@
       else if (k === "text") e.textContent = v;
       else e.setAttribute(k, v === true ? "" : String(v));
     }
-    for (const kid of kids.flat()) {
+    for (const kid of kids.flat(Infinity)) {
       if (kid == null || kid === false) continue;
       e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
     }
@@ -309,10 +309,11 @@
     const v = (x) => (x ? 55 + x * 40 : 0);
     return "rgb(" + v(Math.floor(n / 36)) + "," + v(Math.floor(n / 6) % 6) + "," + v(n % 6) + ")";
   }
-  // Terminal output with SGR colours as spans; other escape sequences dropped.
+  // Terminal output with SGR colours as spans (observations keep only what the reference's
+  // stripping leaves, e.g. the colon form `ESC[38:5:Nm`); other escape sequences dropped.
   function ansi(src, into) {
     const s = src.replace(/\x1b\][^\x07\x1b]*(\x07|\x1b\\)?/g, "");
-    const re = /\x1b\[([0-9;?]*)([A-Za-z])/g;
+    const re = /\x1b\[([0-9;:?]*)([A-Za-z])/g;
     const st = { fg: null, bg: null, b: false, i: false, u: false };
     let last = 0, m;
     const emit = (t) => {
@@ -330,7 +331,7 @@
       emit(s.slice(last, m.index));
       last = re.lastIndex;
       if (m[2] !== "m") continue;
-      const c = m[1] === "" ? [0] : m[1].split(";").map(Number);
+      const c = m[1] === "" ? [0] : m[1].split(/[;:]/).map(Number);
       for (let k = 0; k < c.length; k++) {
         const x = c[k];
         if (x === 0) Object.assign(st, { fg: null, bg: null, b: false, i: false, u: false });
