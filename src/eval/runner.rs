@@ -1162,7 +1162,11 @@ async fn sandbox_episode(
     }));
     let r = episode.run(&row.problem_statement).await;
     let kept = crate::runtime::executor::blocking(move || {
-        keep_files(sandbox.workspace().dir(), &input_dir, &record_dir.join("files"))
+        keep_files(
+            sandbox.workspace().dir(),
+            &input_dir,
+            &record_dir.join("files"),
+        )
     })
     .await;
     if let Ok(Err(e)) = kept {
@@ -1240,7 +1244,8 @@ fn keep_files(dir: &cap_std::fs::Dir, input_dir: &str, to: &Path) -> std::io::Re
                 stack.push(child);
             } else if ty.is_file() {
                 let size = e.metadata()?.len();
-                if files >= KEEP_FILES || size > KEEP_FILE_BYTES || bytes + size > KEEP_TOTAL_BYTES {
+                if files >= KEEP_FILES || size > KEEP_FILE_BYTES || bytes + size > KEEP_TOTAL_BYTES
+                {
                     skipped.push(format!("{child}\t{size}"));
                     continue;
                 }
@@ -1258,7 +1263,10 @@ fn keep_files(dir: &cap_std::fs::Dir, input_dir: &str, to: &Path) -> std::io::Re
         std::fs::create_dir_all(to)?;
         std::fs::write(
             to.join(".skipped.txt"),
-            format!("files not saved (limits: {KEEP_FILES} files, {KEEP_FILE_BYTES} bytes each, {KEEP_TOTAL_BYTES} in all):\n{}\n", skipped.join("\n")),
+            format!(
+                "files not saved (limits: {KEEP_FILES} files, {KEEP_FILE_BYTES} bytes each, {KEEP_TOTAL_BYTES} in all):\n{}\n",
+                skipped.join("\n")
+            ),
         )?;
     }
     Ok(())

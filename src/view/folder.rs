@@ -84,8 +84,7 @@ impl RunFolder {
         if !meta.is_dir() {
             return Err(ViewError::NotARun(root.to_path_buf()));
         }
-        let kind = if root.join("results.jsonl").is_file() || root.join("config.json").is_file()
-        {
+        let kind = if root.join("results.jsonl").is_file() || root.join("config.json").is_file() {
             FolderKind::Benchmark
         } else if root.join("trajectory.json").is_file() || root.join("events.jsonl").is_file() {
             FolderKind::Episode
@@ -150,7 +149,9 @@ impl RunFolder {
         };
         let mut buf = Vec::new();
         if f.seek(SeekFrom::Start(st.offset)).is_err()
-            || f.take(meta.len() - st.offset).read_to_end(&mut buf).is_err()
+            || f.take(meta.len() - st.offset)
+                .read_to_end(&mut buf)
+                .is_err()
         {
             return;
         }
@@ -225,7 +226,9 @@ impl RunFolder {
         if let Some(c) = read("config.json").filter(Value::is_object) {
             return c;
         }
-        if let Some(c) = read("results.json").map(|r| r["config"].clone()).filter(Value::is_object)
+        if let Some(c) = read("results.json")
+            .map(|r| r["config"].clone())
+            .filter(Value::is_object)
         {
             return c;
         }
@@ -295,7 +298,9 @@ impl RunFolder {
     fn episode_dir(&self, row: &RowResult) -> String {
         match self.kind {
             FolderKind::Episode => String::new(),
-            FolderKind::Benchmark => format!("trajectories/{}", trajectory_dir(&row.id, row.repeat)),
+            FolderKind::Benchmark => {
+                format!("trajectories/{}", trajectory_dir(&row.id, row.repeat))
+            }
         }
     }
 
@@ -501,9 +506,10 @@ fn episode_row(root: &Path, doc: &Value) -> RowResult {
         .as_u64()
         .or_else(|| doc["steps"].as_array().map(|s| s.len() as u64))
         .unwrap_or(0);
-    let answer = doc["answer"].as_str().map(str::to_string).or_else(|| {
-        std::fs::read_to_string(root.join("files").join("answer.txt")).ok()
-    });
+    let answer = doc["answer"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| std::fs::read_to_string(root.join("files").join("answer.txt")).ok());
     let error = match doc["stop"]["reason"].as_str() {
         Some("llm_error") | Some("host_error") => Some(
             doc["stop"]["detail"]
@@ -578,7 +584,17 @@ mod tests {
         for ok in ["a.txt", "out/plot.png", "a..b"] {
             assert!(check_relative(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a/.", "a\\b", "a\0"] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "a//b",
+            "./a",
+            "a/.",
+            "a\\b",
+            "a\0",
+        ] {
             assert!(check_relative(bad).is_err(), "{bad:?}");
         }
     }
@@ -592,7 +608,11 @@ mod tests {
                 r#"{{"key":"{k}#0","id":"{k}","repeat":0,"domain":"math","score":1.0,"error":null,"answer":"1","ground_truth":"1","stop":"submitted","steps":1,"tokens":1,"llm_seconds":0.1,"sandbox_seconds":0.1}}"#
             )
         };
-        std::fs::write(&path, format!("{}\nnot json\n{}", line("a"), &line("b")[..20])).unwrap();
+        std::fs::write(
+            &path,
+            format!("{}\nnot json\n{}", line("a"), &line("b")[..20]),
+        )
+        .unwrap();
         let f = RunFolder::open(dir.path()).unwrap();
         let (rows, v1) = f.rows();
         assert_eq!(rows.len(), 1);

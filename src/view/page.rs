@@ -124,7 +124,11 @@ mod tests {
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
         let page = render(Some(&v));
-        assert_eq!(page.matches("</script>").count(), 2, "the data block and our script");
+        assert_eq!(
+            page.matches("</script>").count(),
+            2,
+            "the data block and our script"
+        );
         assert!(page.contains(&hash(JS)[1..20]));
     }
 }

@@ -89,12 +89,16 @@ pub fn join<'a>(a: &'a [RowResult], b: Option<&'a [RowResult]>) -> Vec<Joined<'a
         })
         .collect();
     let in_a: std::collections::HashSet<&str> = a.iter().map(|r| r.key.as_str()).collect();
-    out.extend(b.iter().filter(|r| !in_a.contains(r.key.as_str())).map(|r| Joined {
-        key: &r.key,
-        a: None,
-        b: Some(r),
-        main: r,
-    }));
+    out.extend(
+        b.iter()
+            .filter(|r| !in_a.contains(r.key.as_str()))
+            .map(|r| Joined {
+                key: &r.key,
+                a: None,
+                b: Some(r),
+                main: r,
+            }),
+    );
     out
 }
 
@@ -233,12 +237,11 @@ pub fn brief(r: &RowResult) -> Value {
 pub fn page(a: &[RowResult], b: Option<&[RowResult]>, q: &RowQuery) -> Value {
     let joined = join(a, b);
     let total = joined.len();
-    let needle = q
-        .q
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_lowercase);
+    let needle =
+        q.q.as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_lowercase);
     let mut hits: Vec<Joined> = joined
         .into_iter()
         .filter(|j| matches(j, q, needle.as_deref()))
@@ -253,9 +256,9 @@ pub fn page(a: &[RowResult], b: Option<&[RowResult]>, q: &RowQuery) -> Value {
         .iter()
         .skip(q.offset)
         .take(limit)
-        .map(|j| {
-            json!({"key": j.key, "a": j.a.map(brief), "b": j.b.map(brief), "delta": j.delta()})
-        })
+        .map(
+            |j| json!({"key": j.key, "a": j.a.map(brief), "b": j.b.map(brief), "delta": j.delta()}),
+        )
         .collect();
     json!({"total": total, "matched": hits.len(), "offset": q.offset, "limit": limit, "rows": rows})
 }
@@ -295,10 +298,23 @@ mod tests {
 
     #[test]
     fn filters_and_the_two_run_join() {
-        let a = [row("1", "math", Some(1.0)), row("2", "math", Some(0.0)), row("3", "bio", None)];
-        let b = [row("1", "math", Some(0.0)), row("2", "math", Some(1.0)), row("4", "bio", Some(1.0))];
+        let a = [
+            row("1", "math", Some(1.0)),
+            row("2", "math", Some(0.0)),
+            row("3", "bio", None),
+        ];
+        let b = [
+            row("1", "math", Some(0.0)),
+            row("2", "math", Some(1.0)),
+            row("4", "bio", Some(1.0)),
+        ];
         let keys = |v: &Value| -> Vec<String> {
-            v["rows"].as_array().unwrap().iter().map(|r| r["key"].as_str().unwrap().to_string()).collect()
+            v["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["key"].as_str().unwrap().to_string())
+                .collect()
         };
         let q = |f: fn(&mut RowQuery)| {
             let mut q = RowQuery::default();
@@ -306,15 +322,53 @@ mod tests {
             q
         };
         let p = page(&a, Some(&b), &RowQuery::default());
-        assert_eq!((p["total"].as_u64(), keys(&p)), (Some(4), vec!["1#0".into(), "2#0".into(), "3#0".into(), "4#0".into()]));
-        assert_eq!(keys(&page(&a, Some(&b), &q(|q| q.only = Some("a_not_b".into())))), ["1#0"]);
-        assert_eq!(keys(&page(&a, Some(&b), &q(|q| q.only = Some("b_not_a".into())))), ["2#0", "4#0"]);
-        assert_eq!(keys(&page(&a, None, &q(|q| q.error = Some("yes".into())))), ["3#0"]);
-        assert_eq!(keys(&page(&a, None, &q(|q| q.domain = Some("math".into())))), ["1#0", "2#0"]);
-        assert_eq!(keys(&page(&a, None, &q(|q| q.q = Some("BOOM".into())))), ["3#0"]);
-        let p = page(&a, Some(&b), &q(|q| { q.sort = Some("delta".into()); q.desc = true; }));
+        assert_eq!(
+            (p["total"].as_u64(), keys(&p)),
+            (
+                Some(4),
+                vec!["1#0".into(), "2#0".into(), "3#0".into(), "4#0".into()]
+            )
+        );
+        assert_eq!(
+            keys(&page(&a, Some(&b), &q(|q| q.only = Some("a_not_b".into())))),
+            ["1#0"]
+        );
+        assert_eq!(
+            keys(&page(&a, Some(&b), &q(|q| q.only = Some("b_not_a".into())))),
+            ["2#0", "4#0"]
+        );
+        assert_eq!(
+            keys(&page(&a, None, &q(|q| q.error = Some("yes".into())))),
+            ["3#0"]
+        );
+        assert_eq!(
+            keys(&page(&a, None, &q(|q| q.domain = Some("math".into())))),
+            ["1#0", "2#0"]
+        );
+        assert_eq!(
+            keys(&page(&a, None, &q(|q| q.q = Some("BOOM".into())))),
+            ["3#0"]
+        );
+        let p = page(
+            &a,
+            Some(&b),
+            &q(|q| {
+                q.sort = Some("delta".into());
+                q.desc = true;
+            }),
+        );
         assert_eq!(keys(&p)[0], "2#0");
-        let p = page(&a, None, &q(|q| { q.offset = 1; q.limit = Some(1); }));
-        assert_eq!((keys(&p), p["matched"].as_u64()), (vec!["2#0".to_string()], Some(3)));
+        let p = page(
+            &a,
+            None,
+            &q(|q| {
+                q.offset = 1;
+                q.limit = Some(1);
+            }),
+        );
+        assert_eq!(
+            (keys(&p), p["matched"].as_u64()),
+            (vec!["2#0".to_string()], Some(3))
+        );
     }
 }

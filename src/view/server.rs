@@ -95,7 +95,9 @@ fn token_given(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
     if let Some(v) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        && let Some(t) = v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer "))
+        && let Some(t) = v
+            .strip_prefix("Bearer ")
+            .or_else(|| v.strip_prefix("bearer "))
     {
         return Some(t.trim().to_string());
     }
@@ -112,7 +114,10 @@ fn percent_decode(s: &str) -> String {
     while i < b.len() {
         match b[i] {
             b'%' if i + 2 < b.len() => {
-                match s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                match s
+                    .get(i + 1..i + 3)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                {
                     Some(v) => {
                         out.push(v);
                         i += 3;
@@ -170,7 +175,10 @@ async fn guard(State(v): State<Arc<Viewer>>, req: Request, next: Next) -> Respon
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.entry(header::CACHE_CONTROL)
         .or_insert(HeaderValue::from_static("no-store"));
@@ -208,7 +216,10 @@ async fn summary(State(v): State<Arc<Viewer>>) -> Response {
     }
 }
 
-async fn rows(State(v): State<Arc<Viewer>>, q: Result<Query<RowQuery>, axum::extract::rejection::QueryRejection>) -> Response {
+async fn rows(
+    State(v): State<Arc<Viewer>>,
+    q: Result<Query<RowQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
     let Ok(Query(q)) = q else {
         return error(StatusCode::BAD_REQUEST, "bad rows query (see docs/view.md)");
     };
@@ -227,7 +238,10 @@ struct RowRef {
     path: Option<String>,
 }
 
-async fn episode(State(v): State<Arc<Viewer>>, q: Result<Query<RowRef>, axum::extract::rejection::QueryRejection>) -> Response {
+async fn episode(
+    State(v): State<Arc<Viewer>>,
+    q: Result<Query<RowRef>, axum::extract::rejection::QueryRejection>,
+) -> Response {
     let Ok(Query(r)) = q else {
         return error(StatusCode::BAD_REQUEST, "give run and key");
     };
@@ -238,7 +252,10 @@ async fn episode(State(v): State<Arc<Viewer>>, q: Result<Query<RowRef>, axum::ex
     }
 }
 
-async fn file(State(v): State<Arc<Viewer>>, q: Result<Query<RowRef>, axum::extract::rejection::QueryRejection>) -> Response {
+async fn file(
+    State(v): State<Arc<Viewer>>,
+    q: Result<Query<RowRef>, axum::extract::rejection::QueryRejection>,
+) -> Response {
     let Ok(Query(r)) = q else {
         return error(StatusCode::BAD_REQUEST, "give run, key and path");
     };
@@ -249,7 +266,8 @@ async fn file(State(v): State<Arc<Viewer>>, q: Result<Query<RowRef>, axum::extra
     let read = blocking(&v, move |runs| runs.get(r.run)?.row_file(&r.key, &p)).await;
     match read {
         Ok(Ok(bytes)) => {
-            let mut resp = ([(header::CONTENT_TYPE, page::content_type(&path))], bytes).into_response();
+            let mut resp =
+                ([(header::CONTENT_TYPE, page::content_type(&path))], bytes).into_response();
             // Opened on its own, a file can never run as part of the viewer.
             resp.headers_mut().insert(
                 header::CONTENT_SECURITY_POLICY,
@@ -286,10 +304,21 @@ mod tests {
     #[test]
     fn hosts_must_name_the_address_served() {
         let lo: SocketAddr = "127.0.0.1:8123".parse().unwrap();
-        for ok in ["127.0.0.1:8123", "localhost:8123", "LOCALHOST:8123", "[::1]:8123"] {
+        for ok in [
+            "127.0.0.1:8123",
+            "localhost:8123",
+            "LOCALHOST:8123",
+            "[::1]:8123",
+        ] {
             assert!(host_allowed(ok, lo), "{ok}");
         }
-        for bad in ["evil.example:8123", "127.0.0.1:80", "127.0.0.1", "", "localhost.evil:8123"] {
+        for bad in [
+            "evil.example:8123",
+            "127.0.0.1:80",
+            "127.0.0.1",
+            "",
+            "localhost.evil:8123",
+        ] {
             assert!(!host_allowed(bad, lo), "{bad}");
         }
         let any: SocketAddr = "0.0.0.0:9000".parse().unwrap();

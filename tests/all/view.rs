@@ -96,11 +96,22 @@ fn model(b: bool) -> FakeServer {
 /// Six rows over three domains: r03 is wrong in A, r02 in B, r05 fails (an error row), r00
 /// draws a plot, r01's task text carries a script element.
 fn write_data(path: &Path) {
-    let domains = ["math", "math", "physics", "physics", "chemistry", "chemistry"];
+    let domains = [
+        "math",
+        "math",
+        "physics",
+        "physics",
+        "chemistry",
+        "chemistry",
+    ];
     let text: String = (0..6)
         .map(|i| {
             let truth = (i * 7).to_string();
-            let answer = if i == 3 { "wrong".into() } else { truth.clone() };
+            let answer = if i == 3 {
+                "wrong".into()
+            } else {
+                truth.clone()
+            };
             let mut statement = format!("Row {i}. ID=r{i:02} ANSWER={answer} .");
             if i == 0 {
                 statement.push_str(" PLOT");
@@ -130,8 +141,21 @@ struct Runs {
 
 fn run_benchmark(server: &FakeServer, data: &Path, out: &Path, extra: &[&str]) -> PathBuf {
     let o = bin()
-        .args(["benchmark", "--scorer", "exact", "--llm-base-url", &server.url])
-        .args(["--llm-name", "fake", "--max-steps", "6", "--llm-error-rows", "-q"])
+        .args([
+            "benchmark",
+            "--scorer",
+            "exact",
+            "--llm-base-url",
+            &server.url,
+        ])
+        .args([
+            "--llm-name",
+            "fake",
+            "--max-steps",
+            "6",
+            "--llm-error-rows",
+            "-q",
+        ])
         .env("LLM_NUM_WORKERS", "3")
         .arg("--data")
         .arg(data)
@@ -302,11 +326,17 @@ fn view_endpoints_answer_summary_rows_episodes_and_files() {
     assert_eq!(s["domains"], json!(["chemistry", "math", "physics"]));
 
     let page = v.json("/api/rows?limit=2");
-    assert_eq!((page["total"].as_u64(), page["matched"].as_u64()), (Some(6), Some(6)));
+    assert_eq!(
+        (page["total"].as_u64(), page["matched"].as_u64()),
+        (Some(6), Some(6))
+    );
     assert_eq!(keys(&page), ["r00#0", "r01#0"]);
     let page = v.json("/api/rows?offset=4&limit=2");
     assert_eq!(keys(&page), ["r04#0", "r05#0"]);
-    assert_eq!(keys(&v.json("/api/rows?domain=physics")), ["r02#0", "r03#0"]);
+    assert_eq!(
+        keys(&v.json("/api/rows?domain=physics")),
+        ["r02#0", "r03#0"]
+    );
     assert_eq!(keys(&v.json("/api/rows?error=yes")), ["r05#0"]);
     assert_eq!(keys(&v.json("/api/rows?score=failed")), ["r03#0"]);
     assert_eq!(keys(&v.json("/api/rows?q=WINDOW.__xss")), ["r01#0"]);
@@ -324,8 +354,16 @@ fn view_endpoints_answer_summary_rows_episodes_and_files() {
     // Plain colour codes are stripped from observations (as the reference does); the
     // colon form is kept, and the page colours it.
     assert!(obs.contains("\u{1b}[38:5:34mgreen r00"), "{obs:?}");
-    assert!(e["trajectory"]["system_prompt"].as_str().is_some_and(|p| !p.is_empty()), "{e}");
-    assert!(e["usage"]["1"]["usage"]["total_tokens"].as_u64().is_some(), "{e}");
+    assert!(
+        e["trajectory"]["system_prompt"]
+            .as_str()
+            .is_some_and(|p| !p.is_empty()),
+        "{e}"
+    );
+    assert!(
+        e["usage"]["1"]["usage"]["total_tokens"].as_u64().is_some(),
+        "{e}"
+    );
     let files: Vec<&str> = e["files"]
         .as_array()
         .unwrap()
@@ -335,7 +373,11 @@ fn view_endpoints_answer_summary_rows_episodes_and_files() {
     assert_eq!(files, ["answer.txt", "notes.py", "plot.png"], "{e}");
     let (status, head, body) = v.get("/api/file?run=0&key=r00%230&path=notes.py");
     assert_eq!(status, 200);
-    assert!(head.to_ascii_lowercase().contains("content-type: text/plain"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: text/plain"),
+        "{head}"
+    );
     assert_eq!(
         String::from_utf8_lossy(&body),
         // The reference's editor adds a newline to what it writes.
@@ -343,11 +385,17 @@ fn view_endpoints_answer_summary_rows_episodes_and_files() {
     );
     let (status, head, body) = v.get("/api/file?run=0&key=r00%230&path=plot.png");
     assert_eq!(status, 200);
-    assert!(head.contains("image/png") && body.starts_with(b"\x89PNG"), "{head}");
+    assert!(
+        head.contains("image/png") && body.starts_with(b"\x89PNG"),
+        "{head}"
+    );
     // The error row: its episode ended at the first model call.
     let e = v.json("/api/episode?run=0&key=r05%230");
     assert_eq!(e["trajectory"]["steps"], json!([]), "{e}");
-    assert!(e["row"]["error"].as_str().unwrap().contains("LLM error"), "{e}");
+    assert!(
+        e["row"]["error"].as_str().unwrap().contains("LLM error"),
+        "{e}"
+    );
     assert_eq!(v.get("/api/episode?run=0&key=nope").0, 404);
     assert_eq!(v.get("/api/episode?run=3&key=r00%230").0, 404);
 
@@ -355,7 +403,10 @@ fn view_endpoints_answer_summary_rows_episodes_and_files() {
     let (status, head, body) = v.get("/");
     assert_eq!(status, 200);
     let head = head.to_ascii_lowercase();
-    assert!(head.contains("content-security-policy: default-src 'none'; script-src 'sha256-"), "{head}");
+    assert!(
+        head.contains("content-security-policy: default-src 'none'; script-src 'sha256-"),
+        "{head}"
+    );
     assert!(String::from_utf8_lossy(&body).contains("id=\"rows\""));
 }
 
@@ -388,20 +439,34 @@ fn view_refuses_path_escapes_wrong_hosts_and_missing_tokens() {
     assert_eq!(v.get("/api/file?run=0&key=r04%230&path=notes.py").0, 200);
 
     // DNS rebinding: a name that is not the address served is refused.
-    for host in ["evil.example:80", &format!("evil.example:{}", v.addr.port()), "127.0.0.1:1"] {
+    for host in [
+        "evil.example:80",
+        &format!("evil.example:{}", v.addr.port()),
+        "127.0.0.1:1",
+    ] {
         let (status, _, body) = http_get(v.addr, "/api/summary", host, None);
         assert_eq!(status, 403, "{host}: {}", String::from_utf8_lossy(&body));
     }
     for host in [format!("localhost:{}", v.addr.port()), v.addr.to_string()] {
-        assert_eq!(http_get(v.addr, "/api/summary", &host, None).0, 200, "{host}");
+        assert_eq!(
+            http_get(v.addr, "/api/summary", &host, None).0,
+            200,
+            "{host}"
+        );
     }
 
     // With a token: nothing without it; the page link (?token=) and a bearer header work.
     let t = Viewer::start(&[&r.a], &["--token", "s3cret"]);
     let host = t.addr.to_string();
     assert_eq!(http_get(t.addr, "/api/summary", &host, None).0, 401);
-    assert_eq!(http_get(t.addr, "/api/summary", &host, Some("wrong")).0, 401);
-    assert_eq!(http_get(t.addr, "/api/summary", &host, Some("s3cret")).0, 200);
+    assert_eq!(
+        http_get(t.addr, "/api/summary", &host, Some("wrong")).0,
+        401
+    );
+    assert_eq!(
+        http_get(t.addr, "/api/summary", &host, Some("s3cret")).0,
+        200
+    );
     assert_eq!(http_get(t.addr, "/?token=s3cret", &host, None).0, 200);
     // Off loopback without a token it does not start.
     let o = bin()
@@ -431,12 +496,24 @@ fn a_torn_line_and_a_missing_trajectory_are_notes_not_failures() {
     assert_eq!(s["runs"][0]["summary"]["overall"]["rows"], 2);
     let notes = s["runs"][0]["summary"]["notes"].to_string();
     assert!(notes.contains("incomplete"), "{notes}");
-    let key = v.json("/api/rows")["rows"][0]["key"].as_str().unwrap().to_string();
-    let e = v.json(&format!("/api/episode?run=0&key={}", key.replace('#', "%23")));
+    let key = v.json("/api/rows")["rows"][0]["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let e = v.json(&format!(
+        "/api/episode?run=0&key={}",
+        key.replace('#', "%23")
+    ));
     assert!(e["note"].as_str().unwrap().contains("no trajectory"), "{e}");
     // A folder that is no run is refused with a message.
     let empty = tempfile::tempdir().unwrap();
-    let o = bin().arg("view").arg(empty.path()).arg("--export").arg(empty.path().join("x.html")).output().unwrap();
+    let o = bin()
+        .arg("view")
+        .arg(empty.path())
+        .arg("--export")
+        .arg(empty.path().join("x.html"))
+        .output()
+        .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not a run folder"));
 }
@@ -455,14 +532,27 @@ fn the_exported_report_is_one_file_without_network() {
     assert!(html.contains("\\u003cscript\\u003ewindow.__xss"));
     // `view --export` of two runs.
     let out = r.report.with_file_name("two.html");
-    let o = bin().arg("view").arg(&r.a).arg(&r.b).arg("--export").arg(&out).output().unwrap();
+    let o = bin()
+        .arg("view")
+        .arg(&r.a)
+        .arg(&r.b)
+        .arg("--export")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("(6 rows"));
 }
 
 /// Rows as `benchmark` writes them, for a large synthetic run.
 fn synthetic_row(i: usize) -> String {
-    let domains = ["math", "physics", "chemistry", "biomedicine", "long_context"];
+    let domains = [
+        "math",
+        "physics",
+        "chemistry",
+        "biomedicine",
+        "long_context",
+    ];
     json!({"key": format!("row{i}#0"), "id": format!("row{i}"), "repeat": 0,
            "domain": domains[i % 5], "score": if i % 7 == 0 { Value::Null } else { json!((i % 3) as f64 / 2.0) },
            "error": if i % 7 == 0 { json!("LLM error: timeout") } else { Value::Null },
@@ -483,7 +573,11 @@ fn ten_thousand_rows_are_paged_on_the_server() {
         let t = Instant::now();
         let (status, _, body) = v.get(path);
         assert_eq!(status, 200);
-        (t.elapsed(), body.len(), serde_json::from_slice::<Value>(&body).unwrap())
+        (
+            t.elapsed(),
+            body.len(),
+            serde_json::from_slice::<Value>(&body).unwrap(),
+        )
     };
     let (first, bytes, page) = time("/api/rows?limit=100");
     assert_eq!(page["matched"], 10_000);
@@ -539,10 +633,18 @@ fn view_page_in_a_real_browser() {
     std::fs::copy(r.a.join("config.json"), live.path().join("config.json")).unwrap();
     let text = std::fs::read_to_string(r.a.join("results.jsonl")).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
-    lines.sort_by_key(|l| serde_json::from_str::<Value>(l).unwrap()["key"].as_str().unwrap().to_string());
+    lines.sort_by_key(|l| {
+        serde_json::from_str::<Value>(l).unwrap()["key"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    });
     std::fs::write(
         live.path().join("results.jsonl"),
-        lines[..3].iter().map(|l| format!("{l}\n")).collect::<String>(),
+        lines[..3]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
     )
     .unwrap();
     let one = Viewer::start(&[&r.a], &[]);
