@@ -121,9 +121,11 @@ pub fn data(runs: &Runs, limits: &ExportLimits) -> Value {
     for j in &joined {
         rows.push(json!({"key": j.key, "a": j.a.map(with_text), "b": j.b.map(with_text), "delta": j.delta()}));
         let side = |run: usize, present: bool| {
-            present
-                .then(|| embed_episode(runs, run, j.key, limits))
-                .unwrap_or(Value::Null)
+            if present {
+                embed_episode(runs, run, j.key, limits)
+            } else {
+                Value::Null
+            }
         };
         episodes.insert(
             j.key.to_string(),

@@ -130,8 +130,8 @@ fn matches(j: &Joined, q: &RowQuery, needle: Option<&str>) -> bool {
         _ => {}
     }
     match given(&q.only) {
-        Some("a_not_b") if !(solved(j.a) && !solved(j.b)) => return false,
-        Some("b_not_a") if !(solved(j.b) && !solved(j.a)) => return false,
+        Some("a_not_b") if !solved(j.a) || solved(j.b) => return false,
+        Some("b_not_a") if !solved(j.b) || solved(j.a) => return false,
         Some("changed") if j.delta().is_none_or(|d| d == 0.0) => return false,
         _ => {}
     }

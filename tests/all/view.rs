@@ -544,6 +544,33 @@ fn the_exported_report_is_one_file_without_network() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("(6 rows"));
 }
 
+#[test]
+fn a_run_output_folder_is_one_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let step = json!({"thought": "look", "reasoning_content": "",
+        "action": {"function": "execute_bash", "parameters": {"command": "ls"}},
+        "observation": "Exit code: 0\n", "metadata": {"step": 1, "exec_time": 0.2, "llm_time": 0.2, "tool_time": 0.01}});
+    std::fs::write(
+        dir.path().join("trajectory.json"),
+        json!({"problem_statement": "What is 6*7?", "model": "m", "steps": [step],
+               "status": "finished", "stop": {"reason": "submitted"}, "answer": "42",
+               "num_steps": 1, "usage": {"total_tokens": 12}})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("files")).unwrap();
+    std::fs::write(dir.path().join("files/answer.txt"), "42\n").unwrap();
+    let v = Viewer::start(&[dir.path()], &[]);
+    let page = v.json("/api/rows");
+    assert_eq!(keys(&page), ["run#0"]);
+    assert_eq!(page["rows"][0]["a"]["answer"], "42");
+    assert_eq!(page["rows"][0]["a"]["stop"], "submitted");
+    let e = v.json("/api/episode?run=0&key=run%230");
+    assert_eq!(e["trajectory"]["steps"][0]["thought"], "look");
+    let (status, _, body) = v.get("/api/file?run=0&key=run%230&path=answer.txt");
+    assert_eq!((status, body.as_slice()), (200, b"42\n".as_slice()));
+}
+
 /// Rows as `benchmark` writes them, for a large synthetic run.
 fn synthetic_row(i: usize) -> String {
     let domains = [
@@ -554,10 +581,10 @@ fn synthetic_row(i: usize) -> String {
         "long_context",
     ];
     json!({"key": format!("row{i}#0"), "id": format!("row{i}"), "repeat": 0,
-           "domain": domains[i % 5], "score": if i % 7 == 0 { Value::Null } else { json!((i % 3) as f64 / 2.0) },
-           "error": if i % 7 == 0 { json!("LLM error: timeout") } else { Value::Null },
+           "domain": domains[i % 5], "score": if i.is_multiple_of(7) { Value::Null } else { json!((i % 3) as f64 / 2.0) },
+           "error": if i.is_multiple_of(7) { json!("LLM error: timeout") } else { Value::Null },
            "answer": format!("answer {i} ").repeat(20), "ground_truth": format!("{i}"),
-           "stop": if i % 11 == 0 { "max_steps" } else { "submitted" }, "steps": i % 100,
+           "stop": if i.is_multiple_of(11) { "max_steps" } else { "submitted" }, "steps": i % 100,
            "tokens": i * 37, "llm_seconds": (i % 13) as f64, "sandbox_seconds": (i % 5) as f64,
            "problem_statement": format!("Problem {i}: ").repeat(30)})
     .to_string()
@@ -586,13 +613,33 @@ fn ten_thousand_rows_are_paged_on_the_server() {
     assert!(page["matched"].as_u64().unwrap() > 0);
     let (filtered, _, _) = time("/api/rows?limit=100&domain=physics&error=no&score=solved");
     let (summary, sbytes, _) = time("/api/summary");
+    // One episode of 100 steps with 64 KB observations, loaded on its own.
+    let steps: Vec<Value> = (1..=100)
+        .map(|n| {
+            json!({"thought": format!("step {n}"), "reasoning_content": "",
+                   "action": {"function": "execute_bash", "parameters": {"command": "seq 10000"}},
+                   "observation": "0123456789abcde\n".repeat(4096),
+                   "metadata": {"step": n, "exec_time": 0.5, "llm_time": 0.5, "tool_time": 0.1}})
+        })
+        .collect();
+    let big = dir.path().join("trajectories/row1_0");
+    std::fs::create_dir_all(&big).unwrap();
+    std::fs::write(
+        big.join("trajectory.json"),
+        json!({"problem_statement": "big", "steps": steps}).to_string(),
+    )
+    .unwrap();
+    let (episode, ebytes, e) = time("/api/episode?run=0&key=row1%230");
+    assert_eq!(e["trajectory"]["steps"].as_array().unwrap().len(), 100);
     eprintln!(
         "10,000 rows: first page {:.1} ms ({bytes} bytes), sorted + text filter {:.1} ms, \
-         filtered {:.1} ms, summary {:.1} ms ({sbytes} bytes)",
+         filtered {:.1} ms, summary {:.1} ms ({sbytes} bytes); a 100-step episode with 64 KB \
+         observations {:.1} ms ({ebytes} bytes)",
         first.as_secs_f64() * 1e3,
         sorted.as_secs_f64() * 1e3,
         filtered.as_secs_f64() * 1e3,
         summary.as_secs_f64() * 1e3,
+        episode.as_secs_f64() * 1e3,
     );
 }
 
