@@ -399,6 +399,23 @@ fn view_endpoints_answer_summary_rows_episodes_and_files() {
     assert_eq!(v.get("/api/episode?run=0&key=nope").0, 404);
     assert_eq!(v.get("/api/episode?run=3&key=r00%230").0, 404);
 
+    // A merged folder has no trajectories/ of its own: episodes come from its combined
+    // trajectory.json.
+    let merged = r.a.parent().unwrap().join("merged");
+    let o = bin()
+        .arg("merge")
+        .arg(&r.a)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = Viewer::start(&[&merged], &[]);
+    assert_eq!(m.json("/api/rows")["matched"], 6);
+    let e = m.json("/api/episode?run=0&key=r00%230");
+    assert_eq!(e["source"], "trajectory.json (combined)", "{e}");
+    assert_eq!(e["trajectory"]["steps"].as_array().unwrap().len(), 4, "{e}");
+
     // The page itself: our script allowed by hash, nothing else.
     let (status, head, body) = v.get("/");
     assert_eq!(status, 200);
