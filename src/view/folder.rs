@@ -340,7 +340,11 @@ impl RunFolder {
             episode.usage = step_usage(&dir.join("events.jsonl"));
             return Ok(episode);
         }
-        if let Some(entry) = self.combined_entry(&row) {
+        // A plain-LLM run's combined file has an empty trajectory per row: its log says more.
+        if let Some(entry) = self
+            .combined_entry(&row)
+            .filter(|e| e["trajectory"].as_array().is_some_and(|s| !s.is_empty()))
+        {
             episode.trajectory = json!({
                 "problem_statement": entry["problem_statement"],
                 "steps": entry["trajectory"],

@@ -59,6 +59,10 @@ fn model(b: bool) -> FakeServer {
         if b && id == "r03" {
             answer = "21".into();
         }
+        if req.get("tools").is_none() {
+            // Plain-LLM mode: one reply.
+            return Reply::text(&format!("Reasoning about {id}...\nAnswer: {answer}"));
+        }
         let tools = msgs.iter().filter(|m| m["role"] == "tool").count();
         let call = match tools {
             0 => Some((
@@ -131,11 +135,13 @@ fn write_data(path: &Path) {
     std::fs::write(path, text).unwrap();
 }
 
-/// The runs every test here reads (made once): A and B by `benchmark`, A's report.html.
+/// The runs every test here reads (made once): A and B by `benchmark`, A's report.html, and
+/// a plain-LLM run of A's model.
 struct Runs {
     _root: tempfile::TempDir,
     a: PathBuf,
     b: PathBuf,
+    llm: PathBuf,
     report: PathBuf,
 }
 
@@ -193,10 +199,17 @@ fn runs() -> &'static Runs {
             &["--report-html", report.to_str().unwrap()],
         );
         let b = run_benchmark(&model(true), &data, &root.path().join("b"), &[]);
+        let llm = run_benchmark(
+            &model(false),
+            &data,
+            &root.path().join("llm"),
+            &["--mode", "llm"],
+        );
         Runs {
             _root: root,
             a,
             b,
+            llm,
             report,
         }
     })
@@ -398,6 +411,18 @@ fn view_endpoints_answer_summary_rows_episodes_and_files() {
     );
     assert_eq!(v.get("/api/episode?run=0&key=nope").0, 404);
     assert_eq!(v.get("/api/episode?run=3&key=r00%230").0, 404);
+
+    // A plain-LLM run beside the sandbox run: the chart is the paper's Figure 1, and a row
+    // (no episode recorded) shows its console log.
+    let both = Viewer::start(&[&r.a, &r.llm], &[]);
+    let s = both.json("/api/summary");
+    assert!(
+        s["svg"].as_str().unwrap().contains("LLM vs LLM-in-Sandbox"),
+        "{s}"
+    );
+    let e = both.json("/api/episode?run=1&key=r00%230");
+    assert!(e["note"].as_str().unwrap().contains("console log"), "{e}");
+    assert!(e["log"].as_str().unwrap().contains("Answer: 0"), "{e}");
 
     // A merged folder has no trajectories/ of its own: episodes come from its combined
     // trajectory.json.
