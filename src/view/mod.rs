@@ -8,6 +8,7 @@ pub mod export;
 pub mod folder;
 pub mod page;
 pub mod query;
+mod record;
 pub mod server;
 
 use std::path::{Path, PathBuf};
