@@ -23,6 +23,7 @@ pub mod sandbox;
 pub mod serve;
 pub mod shell;
 pub mod tools;
+pub mod view;
 pub mod workspace;
 
 use artifacts::{SetupError, SetupOptions};

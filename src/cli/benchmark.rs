@@ -80,6 +80,10 @@ pub struct CiArgs {
     /// scored below 1, an error when it has no score), for CI test reports.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Write one self-contained HTML report here (summary, chart, every row and its episode;
+    /// no network needed to open it), e.g. for a CI job's artifacts. The page of `view`.
+    #[arg(long, value_name = "FILE")]
+    report_html: Option<PathBuf>,
 }
 
 /// Progress output of `benchmark`.
@@ -445,6 +449,12 @@ fn report_and_gate(
         }
         std::fs::write(path, eval::report::junit(&results, task))
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &ci.report_html {
+        let runs = llm_in_sandbox::view::Runs::open(&[run_dir.to_path_buf()])?;
+        let limits = llm_in_sandbox::view::export::ExportLimits::default();
+        llm_in_sandbox::view::export::export(&runs, path, &limits)
+            .with_context(|| format!("cannot write the HTML report {}", path.display()))?;
     }
     if let Some(step_summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
         use std::io::Write;

@@ -7,6 +7,7 @@ mod mcp;
 mod perf;
 mod run;
 mod serve;
+mod view;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -144,6 +145,13 @@ enum Command {
     ///
     /// Example: llm-in-sandbox mcp --timeout 60 --allow-net example.org
     Mcp(mcp::McpArgs),
+    /// Look at one or two run folders in a browser: summary and chart, the rows (sorted,
+    /// filtered), each row's episode step by step with its files; two runs side by side;
+    /// rows appear while `benchmark` writes them. Loopback only unless --token is given.
+    /// --export FILE writes the same page as one self-contained HTML file instead.
+    ///
+    /// Example: llm-in-sandbox view output/20260101_120000_demo_Qwen3-8B_LLMinSandbox --open
+    View(view::ViewArgs),
 }
 
 #[derive(Debug, Args)]
@@ -269,6 +277,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Judge(args) => judge::run(&cli.global, args),
         Command::Serve(args) => serve::run(&cli.global, *args),
         Command::Mcp(args) => mcp::run(&cli.global, args),
+        Command::View(args) => view::run(args),
     }
 }
 

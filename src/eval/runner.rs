@@ -1004,6 +1004,11 @@ fn write_log(settings: &BenchSettings, console: &str, r: &RowResult) {
     let _ = std::fs::write(settings.run_dir.join("logs").join(name), text);
 }
 
+/// The name (without `.txt`) of a row's console log under `logs/` when rows ran once.
+pub fn log_stem(id: &str) -> String {
+    safe(id)
+}
+
 fn safe(s: &str) -> String {
     s.chars()
         .map(|c| {
@@ -1119,11 +1124,17 @@ async fn sandbox_episode(
             .run_dir
             .join("trajectories")
             .join(trajectory_dir(&row.id, job.repeat)),
-        header: json!({"problem_statement": row.problem_statement, "id": row.id, "domain": row.domain, "repeat": job.repeat}),
+        header: json!({"problem_statement": row.problem_statement, "id": row.id, "domain": row.domain, "repeat": job.repeat,
+                       "system_prompt": settings.episode.prompts.system(),
+                       "user_prompt": settings.episode.prompts.instance(&row.problem_statement)}),
     };
+    let record_dir = spec.record_dir.clone();
     let episode = setup(&shared.runtime, client, spec)
         .await
         .map_err(|e| e.to_string())?;
+    // Kept past the episode's end, so the files it wrote can be saved for `view`.
+    let sandbox = episode.sandbox().clone();
+    let input_dir = episode.settings().prompts.input_dir.clone();
     if !shared.task.requirements.is_empty() {
         // The task's own packages, before the model's first step (recorded as installs).
         let t = Instant::now();
@@ -1150,6 +1161,17 @@ async fn sandbox_episode(
         }
     }));
     let r = episode.run(&row.problem_statement).await;
+    let kept = crate::runtime::executor::blocking(move || {
+        keep_files(
+            sandbox.workspace().dir(),
+            &input_dir,
+            &record_dir.join("files"),
+        )
+    })
+    .await;
+    if let Ok(Err(e)) = kept {
+        result.warning = Some(format!("the episode's files were not all saved: {e}"));
+    }
     result.stop = serde_json::to_value(&r.stop)
         .ok()
         .and_then(|v| v["reason"].as_str().map(str::to_string))
@@ -1158,7 +1180,9 @@ async fn sandbox_episode(
     result.tokens = r.usage.total_tokens;
     result.llm_seconds = r.llm_seconds;
     result.sandbox_seconds = r.tool_seconds;
-    result.warning = r.record_error;
+    if r.record_error.is_some() {
+        result.warning = r.record_error;
+    }
     match &r.stop {
         crate::agent::StopReason::LlmError(e) if settings.episode.deviations.llm_error_rows => {
             Err(format!("LLM error: {e}"))
@@ -1178,6 +1202,74 @@ async fn sandbox_episode(
             r.answer.map(|a| a.trim().to_string()).unwrap_or_default(),
         )),
     }
+}
+
+/// Files of an episode's workspace saved beside its trajectory (`files/`), for `view`.
+const KEEP_FILES: usize = 200;
+/// Bytes per saved file at most (larger files are listed in `files/.skipped.txt`).
+const KEEP_FILE_BYTES: u64 = 1 << 20;
+/// Bytes of saved files per episode at most.
+const KEEP_TOTAL_BYTES: u64 = 8 << 20;
+
+/// Save what the episode left in its workspace (not its input files, which the dataset has)
+/// into `to`, up to [`KEEP_FILES`] files, [`KEEP_FILE_BYTES`] each and [`KEEP_TOTAL_BYTES`] in
+/// all; what did not fit is named in `to/.skipped.txt`. Symlinks are not followed.
+fn keep_files(dir: &cap_std::fs::Dir, input_dir: &str, to: &Path) -> std::io::Result<()> {
+    let skip_prefix = input_dir
+        .strip_prefix(crate::sandbox::GUEST_WORKSPACE)
+        .unwrap_or("")
+        .trim_matches('/')
+        .to_string();
+    let mut stack = vec![String::new()];
+    let (mut files, mut bytes) = (0usize, 0u64);
+    let mut skipped = Vec::new();
+    while let Some(rel) = stack.pop() {
+        let entries = if rel.is_empty() {
+            dir.entries()?
+        } else {
+            dir.read_dir(&rel)?
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let child = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            if (!skip_prefix.is_empty() && child == skip_prefix) || child == ".git" {
+                continue;
+            }
+            let ty = e.file_type()?;
+            if ty.is_dir() {
+                stack.push(child);
+            } else if ty.is_file() {
+                let size = e.metadata()?.len();
+                if files >= KEEP_FILES || size > KEEP_FILE_BYTES || bytes + size > KEEP_TOTAL_BYTES
+                {
+                    skipped.push(format!("{child}\t{size}"));
+                    continue;
+                }
+                let target = to.join(&child);
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::write(&target, dir.read(&child)?)?;
+                files += 1;
+                bytes += size;
+            }
+        }
+    }
+    if !skipped.is_empty() {
+        std::fs::create_dir_all(to)?;
+        std::fs::write(
+            to.join(".skipped.txt"),
+            format!(
+                "files not saved (limits: {KEEP_FILES} files, {KEEP_FILE_BYTES} bytes each, {KEEP_TOTAL_BYTES} in all):\n{}\n",
+                skipped.join("\n")
+            ),
+        )?;
+    }
+    Ok(())
 }
 
 const LLM_INSTRUCTION: &str = "Solve the task below. Think it through, then give the final \

@@ -26,3 +26,4 @@ mod reference;
 mod serve;
 mod setup;
 mod shell;
+mod view;
