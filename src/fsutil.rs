@@ -196,8 +196,8 @@ mod tests {
         let huge = std::fs::File::create(tmp.path().join("sparse")).unwrap();
         huge.set_len(1 << 40).unwrap();
         std::fs::write(tmp.path().join("small"), b"hello").unwrap();
-        let dir = cap_std::fs::Dir::open_ambient_dir(tmp.path(), cap_std::ambient_authority())
-            .unwrap();
+        let dir =
+            cap_std::fs::Dir::open_ambient_dir(tmp.path(), cap_std::ambient_authority()).unwrap();
         let e = super::read_capped(&dir, Path::new("sparse"), 1 << 20).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
         assert!(e.to_string().contains("1099511627776 bytes"), "{e}");

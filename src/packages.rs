@@ -585,7 +585,8 @@ fn run_pip(reqs: &[Requirement], settings: &PipSettings, dest: &Path) -> Result<
     // pip gets only what it needs to reach the index (its own settings, proxies,
     // certificates, where its config and cache live), never the rest of the host's
     // environment: API keys, the server's token.
-    cmd.env_clear().envs(std::env::vars_os().filter(|(k, _)| pip_may_see(k)));
+    cmd.env_clear()
+        .envs(std::env::vars_os().filter(|(k, _)| pip_may_see(k)));
     let all: Vec<String> = reqs.iter().map(ToString::to_string).collect();
     let mut child = cmd.spawn().map_err(|e| PackageError::Resolve {
         requirements: all.join(" "),
@@ -880,10 +881,21 @@ mod env_tests {
     #[test]
     fn pip_sees_its_settings_and_not_the_hosts_secrets() {
         let sees = |k: &str| super::pip_may_see(std::ffi::OsStr::new(k));
-        for k in ["PATH", "HOME", "PIP_INDEX_URL", "https_proxy", "SSL_CERT_FILE"] {
+        for k in [
+            "PATH",
+            "HOME",
+            "PIP_INDEX_URL",
+            "https_proxy",
+            "SSL_CERT_FILE",
+        ] {
             assert!(sees(k), "{k}");
         }
-        for k in ["OPENAI_API_KEY", "LLM_IN_SANDBOX_TOKEN", "AWS_SECRET_ACCESS_KEY", "HF_TOKEN"] {
+        for k in [
+            "OPENAI_API_KEY",
+            "LLM_IN_SANDBOX_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "HF_TOKEN",
+        ] {
             assert!(!sees(k), "{k}");
         }
     }

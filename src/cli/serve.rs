@@ -169,7 +169,11 @@ impl ServeArgs {
             mcp_any_host: !self.bind.ip().is_loopback(),
             max_connections: self.max_connections.max(1),
             header_timeout: secs("header-timeout", self.header_timeout)?,
-            model_hosts: self.model_host.iter().map(|h| h.trim().to_lowercase()).collect(),
+            model_hosts: self
+                .model_host
+                .iter()
+                .map(|h| h.trim().to_lowercase())
+                .collect(),
             // Read from the reference's package once the runtime is loaded.
             episode_tools: None,
         })

@@ -1246,14 +1246,17 @@ fn keep_files(dir: &cap_std::fs::Dir, input_dir: &str, to: &Path) -> std::io::Re
                 let size = e.metadata()?.len();
                 if files >= KEEP_FILES || size > KEEP_FILE_BYTES || bytes + size > KEEP_TOTAL_BYTES
                 {
-                    skipped.push(format!("{child}\t{size}"));
+                    if skipped.len() < 1000 {
+                        skipped.push(format!("{child}\t{size}"));
+                    }
                     continue;
                 }
                 let target = to.join(&child);
                 if let Some(parent) = target.parent() {
                     std::fs::create_dir_all(parent)?;
                 }
-                std::fs::write(&target, dir.read(&child)?)?;
+                let data = crate::fsutil::read_capped(dir, Path::new(&child), KEEP_FILE_BYTES)?;
+                std::fs::write(&target, data)?;
                 files += 1;
                 bytes += size;
             }
@@ -1264,7 +1267,7 @@ fn keep_files(dir: &cap_std::fs::Dir, input_dir: &str, to: &Path) -> std::io::Re
         std::fs::write(
             to.join(".skipped.txt"),
             format!(
-                "files not saved (limits: {KEEP_FILES} files, {KEEP_FILE_BYTES} bytes each, {KEEP_TOTAL_BYTES} in all):\n{}\n",
+                "files not saved (limits: {KEEP_FILES} files, {KEEP_FILE_BYTES} bytes each, {KEEP_TOTAL_BYTES} in all; at most 1000 listed):\n{}\n",
                 skipped.join("\n")
             ),
         )?;

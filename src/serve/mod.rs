@@ -327,7 +327,9 @@ impl Server {
     ) -> std::io::Result<()> {
         use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
         let router = self.router();
-        let open = Arc::new(tokio::sync::Semaphore::new(self.config.max_connections.max(1)));
+        let open = Arc::new(tokio::sync::Semaphore::new(
+            self.config.max_connections.max(1),
+        ));
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
         builder
@@ -362,15 +364,17 @@ impl Server {
             let watcher = graceful.watcher();
             let builder = builder.clone();
             let header_timeout = self.config.header_timeout;
-            let service = hyper::service::service_fn(move |mut req: axum::extract::Request<hyper::body::Incoming>| {
-                req.extensions_mut()
-                    .insert(axum::extract::ConnectInfo(peer));
-                let router = router.clone();
-                async move {
-                    use tower::ServiceExt as _;
-                    router.oneshot(req.map(axum::body::Body::new)).await
-                }
-            });
+            let service = hyper::service::service_fn(
+                move |mut req: axum::extract::Request<hyper::body::Incoming>| {
+                    req.extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    let router = router.clone();
+                    async move {
+                        use tower::ServiceExt as _;
+                        router.oneshot(req.map(axum::body::Body::new)).await
+                    }
+                },
+            );
             tokio::spawn(async move {
                 // A connection that sends nothing is closed after the header timeout too
                 // (hyper's own timer starts only once it knows the protocol).

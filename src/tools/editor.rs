@@ -514,7 +514,9 @@ fn read_text(dir: &Dir, rel: &str, shown: &str) -> Result<String, String> {
         crate::fsutil::GUEST_READ_LIMIT,
     )
     .map_err(|e| match e.kind() {
-        std::io::ErrorKind::FileTooLarge => format!("Error: {shown}: {e}; use execute_bash for it."),
+        std::io::ErrorKind::FileTooLarge => {
+            format!("Error: {shown}: {e}; use execute_bash for it.")
+        }
         _ => format!("Error: Could not read file {shown}"),
     })?;
     String::from_utf8(bytes)

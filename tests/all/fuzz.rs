@@ -77,9 +77,7 @@ fn text_tool_calls_never_panic() {
     let mut g = Gen(0x1234_5678);
     for i in 0..ROUNDS {
         let text = g.text(&pieces, 40);
-        let calls = std::panic::catch_unwind(|| {
-            llm_in_sandbox::llm::tool_calls_in_content(&text)
-        });
+        let calls = std::panic::catch_unwind(|| llm_in_sandbox::llm::tool_calls_in_content(&text));
         assert!(calls.is_ok(), "round {i}: panicked on {text:?}");
     }
 }
@@ -87,8 +85,8 @@ fn text_tool_calls_never_panic() {
 #[test]
 fn extra_body_literals_never_panic() {
     let pieces = [
-        "{", "}", "[", "]", "(", ")", "'", "\"", ":", ",", "True", "False", "None", "1", "-",
-        ".", "e", "5", "\\", "x", "u", "'a'", "\"b\"", " ", "\n", "0x", "j",
+        "{", "}", "[", "]", "(", ")", "'", "\"", ":", ",", "True", "False", "None", "1", "-", ".",
+        "e", "5", "\\", "x", "u", "'a'", "\"b\"", " ", "\n", "0x", "j",
     ];
     let mut g = Gen(0xfeed_beef);
     for i in 0..ROUNDS {
@@ -113,8 +111,30 @@ fn extra_body_literals_never_panic() {
 fn requirement_strings_never_panic_and_round_trip() {
     use llm_in_sandbox::packages::Requirement;
     let pieces = [
-        "pint", "math-verify", "a_b", ".", "-", "[", "]", ",", "==", ">=", "<", "!=", "~=",
-        "0.9", "1", "*", " ", ";", "@", "://", "/", "extra", "-r", "\t",
+        "pint",
+        "math-verify",
+        "a_b",
+        ".",
+        "-",
+        "[",
+        "]",
+        ",",
+        "==",
+        ">=",
+        "<",
+        "!=",
+        "~=",
+        "0.9",
+        "1",
+        "*",
+        " ",
+        ";",
+        "@",
+        "://",
+        "/",
+        "extra",
+        "-r",
+        "\t",
     ];
     let mut g = Gen(0xabcd_ef01);
     for i in 0..ROUNDS {
@@ -133,7 +153,18 @@ fn requirement_strings_never_panic_and_round_trip() {
 
 #[test]
 fn the_observation_cut_never_panics_on_any_text() {
-    let pieces = ["\n", "\r\n", "\r", "a", "é", "\u{1b}[31m", "\u{0}", "🙂", " ", "\t"];
+    let pieces = [
+        "\n",
+        "\r\n",
+        "\r",
+        "a",
+        "é",
+        "\u{1b}[31m",
+        "\u{0}",
+        "🙂",
+        " ",
+        "\t",
+    ];
     let mut g = Gen(0x5151_5151);
     for i in 0..ROUNDS / 3 {
         let stdout = g.text(&pieces, 400);
@@ -142,7 +173,12 @@ fn the_observation_cut_never_panics_on_any_text() {
             exit_code: [0, 1, 124, 2, -1][g.below(5)],
             stdout: stdout.clone(),
             stderr,
-            outcome: [CommandOutcome::Completed, CommandOutcome::Timeout, CommandOutcome::SyntaxError][g.below(3)].clone(),
+            outcome: [
+                CommandOutcome::Completed,
+                CommandOutcome::Timeout,
+                CommandOutcome::SyntaxError,
+            ][g.below(3)]
+            .clone(),
             duration: Duration::from_millis(1),
             timeout: Duration::from_secs(120),
         };
@@ -195,7 +231,11 @@ async fn str_replace_on_any_text_replaces_exactly_once_or_says_why() {
         if out.error {
             assert_eq!(now, text, "round {i}: a refused edit changed the file");
         } else {
-            assert_eq!(text.matches(&old).count(), 1, "round {i}: {old:?} in {text:?}");
+            assert_eq!(
+                text.matches(&old).count(),
+                1,
+                "round {i}: {old:?} in {text:?}"
+            );
             assert_eq!(now, text.replacen(&old, &new, 1), "round {i}");
         }
     }

@@ -23,7 +23,10 @@ async fn bash(shell: &mut Shell, script: &str) -> CommandResult {
 }
 
 fn both(r: &CommandResult) -> String {
-    format!("exit={} stdout={} stderr={}", r.exit_code, r.stdout, r.stderr)
+    format!(
+        "exit={} stdout={} stderr={}",
+        r.exit_code, r.stdout, r.stderr
+    )
 }
 
 #[tokio::test]
@@ -81,7 +84,12 @@ async fn a_file_claiming_a_terabyte_is_read_by_no_one() {
     assert!(sb.workspace().read_to_string("huge.py").is_err());
     let sb = Arc::new(sb);
     let mut shell = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
-    for cmd in ["cat huge.py", "wc -c huge.py", "head -c 10 huge.py", "grep x huge.py"] {
+    for cmd in [
+        "cat huge.py",
+        "wc -c huge.py",
+        "head -c 10 huge.py",
+        "grep x huge.py",
+    ] {
         let r = bash(&mut shell, cmd).await;
         assert_ne!(r.exit_code, 0, "{cmd}: {}", both(&r));
     }
@@ -129,7 +137,10 @@ async fn renaming_a_file_onto_itself_gives_nothing_back() {
     for e in std::fs::read_dir(&host).unwrap().flatten() {
         total += e.metadata().map_or(0, |m| m.len());
     }
-    assert!(total <= 1 << 20, "{total} bytes on disk under a 1 MiB quota");
+    assert!(
+        total <= 1 << 20,
+        "{total} bytes on disk under a 1 MiB quota"
+    );
 }
 
 #[tokio::test]
@@ -233,12 +244,31 @@ async fn requests_for_another_host_name_are_refused_on_every_endpoint() {
                 .json(&json!({"code": "print(1)"}))
         };
         let r = req("evil.example").send().await.expect("request");
-        assert_eq!(r.status(), reqwest::StatusCode::FORBIDDEN, "{method} {path}");
-        let r = req(&format!("evil.example:{port}")).send().await.expect("request");
-        assert_eq!(r.status(), reqwest::StatusCode::FORBIDDEN, "{method} {path}");
-        for ok in [format!("localhost:{port}"), format!("127.0.0.1:{port}"), format!("[::1]:{port}")] {
+        assert_eq!(
+            r.status(),
+            reqwest::StatusCode::FORBIDDEN,
+            "{method} {path}"
+        );
+        let r = req(&format!("evil.example:{port}"))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(
+            r.status(),
+            reqwest::StatusCode::FORBIDDEN,
+            "{method} {path}"
+        );
+        for ok in [
+            format!("localhost:{port}"),
+            format!("127.0.0.1:{port}"),
+            format!("[::1]:{port}"),
+        ] {
             let r = req(&ok).send().await.expect("request");
-            assert_ne!(r.status(), reqwest::StatusCode::FORBIDDEN, "{method} {path} {ok}");
+            assert_ne!(
+                r.status(),
+                reqwest::StatusCode::FORBIDDEN,
+                "{method} {path} {ok}"
+            );
         }
     }
 }
@@ -329,7 +359,11 @@ async fn hostile_bodies_and_headers_get_client_errors() {
         assert!(r.status().is_client_error(), "{}", r.status());
     }
     // Session keys that are huge or look like paths are refused or kept as opaque names.
-    for key in ["k".repeat(10_000), "../../etc".to_string(), "a/b".to_string()] {
+    for key in [
+        "k".repeat(10_000),
+        "../../etc".to_string(),
+        "a/b".to_string(),
+    ] {
         let r = c
             .post(format!("{}/v1/sandboxes", srv.base))
             .json(&json!({"key": key}))
@@ -444,10 +478,9 @@ async fn episodes_call_only_allowed_model_endpoints_and_follow_no_redirect() {
         assert_eq!(status, reqwest::StatusCode::FORBIDDEN, "{url}: {body}");
         assert!(body.contains("--model-host"), "{body}");
     }
-    let (target, target_hits) = raw_server(
-        "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".into(),
-    )
-    .await;
+    let (target, target_hits) =
+        raw_server("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".into())
+            .await;
     let (redirector, _) = raw_server(format!(
         "HTTP/1.1 307 Temporary Redirect\r\nlocation: {target}/v1/chat/completions\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
     ))
@@ -491,7 +524,9 @@ async fn idle_and_slow_connections_do_not_starve_other_clients() {
         let Ok(mut s) = tokio::net::TcpStream::connect(&addr).await else {
             continue;
         };
-        let _ = s.write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ").await;
+        let _ = s
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
+            .await;
         slow.push(s);
     }
     let trickle = tokio::spawn(async move {
