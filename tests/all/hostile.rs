@@ -563,3 +563,126 @@ async fn idle_and_slow_connections_do_not_starve_other_clients() {
     let slow = trickle.await.expect("trickle");
     assert!(!slow.is_empty());
 }
+
+/// The kill loop: `benchmark` SIGKILLed ten times at different moments (during start-up,
+/// mid-row, mid-append), resumed each time, then run to its end. Every row is there exactly
+/// once, every line of `results.jsonl` parses, every trajectory parses, and the scores equal
+/// an unkilled run's.
+#[test]
+fn benchmark_killed_ten_times_ends_as_an_unkilled_run() {
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+    use std::process::Stdio;
+    use std::time::Duration;
+    let server = FakeServer::start(Box::new(|req: &serde_json::Value| {
+        let reply = if req["messages"].to_string().contains("\"role\":\"tool\"") {
+            Reply::calls(&[("submit", "{}")])
+        } else {
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "echo 42 > /testbed/answer.txt"}"#,
+            )])
+        };
+        reply.delayed(Duration::from_millis(60))
+    }))
+    .expect("fake model");
+    let dir = tempfile::tempdir().expect("temp");
+    let data = dir.path().join("d.jsonl");
+    const ROWS: usize = 30;
+    let rows: String = (1..=ROWS)
+        .map(|i| {
+            let truth = if i % 3 == 0 { "41" } else { "42" };
+            format!(
+                "{{\"id\": {i}, \"domain\": \"math\", \"problem_statement\": \"row-{i}\", \
+                 \"ground_truth\": \"{truth}\"}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(&data, rows).expect("data");
+    let benchmark = |out: &std::path::Path, resume: Option<&std::path::Path>| {
+        let mut c = crate::cli::bin();
+        c.args(["benchmark", "--scorer", "numeric", "--num_workers", "2"])
+            .args(["--llm-base-url", &server.url, "--llm-name", "m"])
+            .arg("--data")
+            .arg(&data)
+            .arg("--output-dir")
+            .arg(out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if let Some(r) = resume {
+            c.arg("--resume").arg(r);
+        }
+        c
+    };
+    let run_dir_in = |out: &std::path::Path| {
+        std::fs::read_dir(out)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(Result::ok)
+            .map(|e| e.path())
+    };
+    let killed = dir.path().join("killed");
+    let mut kills = 0;
+    for i in 0..10u64 {
+        let resume = run_dir_in(&killed);
+        let mut child = benchmark(&killed, resume.as_deref())
+            .spawn()
+            .expect("spawn");
+        // Moments spread over start-up and the rows: 150 ms .. 1.5 s after the start.
+        std::thread::sleep(Duration::from_millis(150 + (i * 373) % 1400));
+        if child.try_wait().ok().flatten().is_none() {
+            let _ = child.kill();
+            kills += 1;
+        }
+        let _ = child.wait();
+    }
+    assert!(kills >= 5, "only {kills} runs were still going when killed");
+    let run_dir = run_dir_in(&killed).expect("the killed run's folder");
+    let o = crate::cli::run(&mut benchmark(&killed, Some(&run_dir)).stderr(Stdio::piped()));
+    assert_eq!(o.status.code(), Some(0), "{}", crate::cli::text(&o.stderr));
+    let clean = dir.path().join("clean");
+    let o = crate::cli::run(&mut benchmark(&clean, None).stderr(Stdio::piped()));
+    assert_eq!(o.status.code(), Some(0), "{}", crate::cli::text(&o.stderr));
+    let clean_dir = run_dir_in(&clean).expect("the clean run's folder");
+
+    let scores = |run: &std::path::Path| {
+        let text = std::fs::read_to_string(run.join("results.jsonl")).expect("results.jsonl");
+        let mut out = std::collections::BTreeMap::new();
+        for (n, line) in text.lines().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("line {n} of {} is torn: {e}: {line}", run.display()));
+            let id = v["id"].to_string();
+            assert!(
+                out.insert(id.clone(), v["score"].clone()).is_none(),
+                "row {id} twice"
+            );
+        }
+        out
+    };
+    let a = scores(&run_dir);
+    assert_eq!(a.len(), ROWS, "every row exactly once");
+    assert_eq!(a, scores(&clean_dir), "scores differ from an unkilled run");
+    let mut trajectories = 0;
+    for e in std::fs::read_dir(run_dir.join("trajectories"))
+        .expect("trajectories")
+        .flatten()
+    {
+        let t = e.path().join("trajectory.json");
+        if t.exists() {
+            let text = std::fs::read_to_string(&t).expect("read");
+            serde_json::from_str::<serde_json::Value>(&text)
+                .unwrap_or_else(|e| panic!("{} does not parse: {e}", t.display()));
+            trajectories += 1;
+        }
+    }
+    assert!(trajectories >= ROWS, "{trajectories} trajectories");
+    let summary = |run: &std::path::Path| -> serde_json::Value {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json"))
+                .expect("results.json parses");
+        v
+    };
+    let (sa, sb) = (summary(&run_dir), summary(&clean_dir));
+    for key in ["total", "mean_score", "num_errors", "domains"] {
+        assert_eq!(sa[key], sb[key], "summary.{key}: {sa} vs {sb}");
+    }
+}
