@@ -67,11 +67,12 @@ impl Workspace {
     /// # Errors
     /// [`WorkspaceError::Open`] when the temporary directory cannot be made.
     pub fn temporary() -> Result<Workspace, WorkspaceError> {
+        let parent = TEMP_ROOT.get().cloned().unwrap_or_else(std::env::temp_dir);
         let temp = tempfile::Builder::new()
             .prefix("llm-in-sandbox-")
-            .tempdir()
+            .tempdir_in(&parent)
             .map_err(|source| WorkspaceError::Open {
-                path: std::env::temp_dir(),
+                path: parent.clone(),
                 source,
             })?;
         let mut ws = Workspace::open(temp.path())?;
@@ -145,6 +146,52 @@ impl Workspace {
     /// Whether a file or directory exists (inside the workspace).
     pub fn exists(&self, path: &str) -> bool {
         self.dir.exists(relative(path))
+    }
+}
+
+/// Where [`Workspace::temporary`] makes its folders when set (see [`claim_temp_root`]).
+static TEMP_ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// The prefix of a long-running process's own folder for its sandboxes' temporary folders.
+const PROCESS_ROOT_PREFIX: &str = "llm-in-sandbox-pid-";
+
+/// For a long-running process (`serve`, `mcp`): put every temporary sandbox folder under
+/// `<temp>/llm-in-sandbox-pid-<PID>`, and delete the folders that processes which no longer
+/// run left the same way (a server killed with SIGKILL leaves its live sessions' folders;
+/// the next start removes them). Returns the folders removed, for the caller to report.
+/// Call it once, before the first sandbox.
+///
+/// # Errors
+/// The folder cannot be made.
+pub fn claim_temp_root() -> io::Result<Vec<PathBuf>> {
+    let temp = std::env::temp_dir();
+    let own = temp.join(format!("{PROCESS_ROOT_PREFIX}{}", std::process::id()));
+    std::fs::create_dir_all(&own)?;
+    let _ = TEMP_ROOT.set(own);
+    let mut removed = Vec::new();
+    for e in std::fs::read_dir(&temp)?.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(PROCESS_ROOT_PREFIX)
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        if std::fs::remove_dir_all(e.path()).is_ok() {
+            removed.push(e.path());
+        }
+    }
+    Ok(removed)
+}
+
+/// Remove this process's folder of [`claim_temp_root`] and whatever is still in it (call it
+/// when the process is about to end, after its sandboxes are gone).
+pub fn release_temp_root() {
+    if let Some(own) = TEMP_ROOT.get() {
+        let _ = std::fs::remove_dir_all(own);
     }
 }
 

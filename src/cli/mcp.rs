@@ -43,6 +43,7 @@ impl McpArgs {
 
 pub(crate) fn run(global: &GlobalArgs, args: McpArgs) -> anyhow::Result<ExitCode> {
     let config = args.config()?;
+    super::serve::claim_temp_folders()?;
     let runtime = global.load_runtime_for(config.max_inflight)?;
     let rt = super::tokio_runtime()?;
     rt.block_on(async move {

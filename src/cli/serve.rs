@@ -197,8 +197,22 @@ pub(crate) async fn shutdown_signal() {
     eprintln!("llm-in-sandbox serve: shutting down (finishing calls in flight)");
 }
 
+/// Claim this process's folder for sandbox folders, and remove what killed servers left.
+pub(crate) fn claim_temp_folders() -> anyhow::Result<()> {
+    let removed = llm_in_sandbox::workspace::claim_temp_root()
+        .context("cannot make a folder for the sandboxes in the temporary directory")?;
+    for dir in removed {
+        eprintln!(
+            "llm-in-sandbox: removed {}, left by a server that no longer runs",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 pub(crate) fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let mut config = args.config()?;
+    claim_temp_folders()?;
     let runtime = global.load_runtime_for(config.max_inflight)?;
     let rt = super::tokio_runtime()?;
     let reference = global.reference()?;
@@ -226,5 +240,8 @@ pub(crate) fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCo
             .context("the server failed")?;
         anyhow::Ok(())
     })?;
+    // Waits for the blocking threads that delete the last sessions' folders.
+    drop(rt);
+    llm_in_sandbox::workspace::release_temp_root();
     Ok(ExitCode::SUCCESS)
 }

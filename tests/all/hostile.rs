@@ -676,9 +676,10 @@ fn benchmark_killed_ten_times_ends_as_an_unkilled_run() {
     }
     assert!(trajectories >= ROWS, "{trajectories} trajectories");
     let summary = |run: &std::path::Path| -> serde_json::Value {
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).expect("results.json"))
-                .expect("results.json parses");
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(run.join("results.json")).expect("results.json"),
+        )
+        .expect("results.json parses");
         v
     };
     let (sa, sb) = (summary(&run_dir), summary(&clean_dir));
