@@ -392,6 +392,20 @@ impl Sandbox {
     /// # Errors
     /// Host-side failures only; see [`Runtime::run`].
     pub async fn python(&self, args: &[String], stdin: &[u8]) -> Result<RunResult, SandboxError> {
+        self.python_with_processes(args, stdin, None).await
+    }
+
+    /// [`Sandbox::python`], with the guest's `subprocess`/`os.system` commands going to
+    /// `processes` (e.g. `crate::shell::guest_commands`); without, they raise `OSError`.
+    ///
+    /// # Errors
+    /// Host-side failures only; see [`Runtime::run`].
+    pub async fn python_with_processes(
+        &self,
+        args: &[String],
+        stdin: &[u8],
+        processes: Option<Arc<dyn crate::runtime::procs::GuestProcesses>>,
+    ) -> Result<RunResult, SandboxError> {
         let invocation = match Invocation::parse(args) {
             Ok(inv) => inv,
             Err(usage) => {
@@ -407,7 +421,15 @@ impl Sandbox {
                 });
             }
         };
-        self.run(invocation, stdin, &self.env, &self.cwd).await
+        self.run_with_processes(
+            invocation,
+            stdin,
+            &self.env,
+            &self.cwd,
+            self.limits.clone(),
+            processes,
+        )
+        .await
     }
 
     /// Run a parsed invocation with an explicit environment and working directory (used by the
