@@ -210,9 +210,14 @@ def _lis_net_install(sys):
 
 
 class _LisNetFinder:
-    # Patches the modules named in `_LIS_PATCHES` (linux_box/commands.py) as they are imported.
+    # Patches the modules named in `_LIS_PATCHES` (linux_box/commands.py) as they are imported,
+    # and makes `ssl`, `fcntl` and `termios` (linux_box/ssl.py).
     @staticmethod
     def find_spec(name, path=None, target=None):
+        if name in _LisStubLoader.fill:
+            import importlib.machinery
+
+            return importlib.machinery.ModuleSpec(name, _LisStubLoader, origin="built-in")
         if name not in _LIS_PATCHES:
             return None
         for finder in _lis_sys.meta_path:

@@ -259,7 +259,9 @@ impl Sandbox {
             .unwrap_or_else(|| runtime.pip_settings().clone());
         settings.timeout = settings.timeout.min(timeout);
         let work = move || -> Result<Vec<packages::Locked>, packages::PackageError> {
-            let lock = packages::resolve(runtime.cache_root(), &reqs, &settings)?;
+            let builtins = packages::builtin_versions(&runtime.files().manifest());
+            let lock =
+                packages::resolve_with_builtins(runtime.cache_root(), &reqs, &settings, &builtins)?;
             let mut skip = packages::builtin_names(&runtime.files().manifest());
             if let Some(layer) = runtime.site_layer() {
                 skip.extend(layer.packages.iter().map(|p| packages::normalize(&p.name)));

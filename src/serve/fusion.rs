@@ -225,8 +225,8 @@ pub(super) async fn run_code(
             Some(commands),
         )
         .await
-            .map(|r| python_run_result(&r))
-            .map_err(|e| e.to_string())
+        .map(|r| python_run_result(&r))
+        .map_err(|e| e.to_string())
     };
     drop(call);
     let rr = match result {

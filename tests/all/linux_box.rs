@@ -302,3 +302,140 @@ async fn commands_nest_to_a_bound_and_need_a_shell() {
         show(&r)
     );
 }
+
+#[tokio::test]
+async fn commands_run_without_a_shell_parent_with_the_same_bound() {
+    // A python3 called directly (as `exec -- python3` and `/run_code` do) gets an in-process
+    // shell over the same sandbox for its commands, with the same nesting bound.
+    let sb = Arc::new(sandbox());
+    sb.write_workspace_file(
+        "nest.py",
+        b"import subprocess, sys\n\
+          n = int(sys.argv[1])\n\
+          try:\n\
+          \x20   r = subprocess.run([sys.executable, 'nest.py', str(n + 1)], capture_output=True, text=True)\n\
+          \x20   print(n, r.stdout.strip())\n\
+          except OSError as e:\n\
+          \x20   print(n, 'refused:', 'at most 3 shells deep' in str(e))\n",
+    )
+    .expect("write");
+    let commands = llm_in_sandbox::shell::guest_commands(&sb);
+    let r = sb
+        .python_with_processes(&["nest.py".into(), "0".into()], b"", Some(commands.clone()))
+        .await
+        .expect("python");
+    assert_eq!(ok(&r), "0 1 2 3 refused: True\n");
+    // Same workspace, same /tmp and /root: a command's files are the program's.
+    let r = sb
+        .python_with_processes(
+            &[
+                "-c".into(),
+                "import os, subprocess\n\
+                 os.system('echo shell > /tmp/made.txt; echo $HOME > home.txt')\n\
+                 print(open('/tmp/made.txt').read().strip(), open('home.txt').read().strip())\n\
+                 print(subprocess.check_output('cat /tmp/made.txt | tr a-z A-Z', shell=True, text=True).strip())"
+                    .into(),
+            ],
+            b"",
+            Some(commands),
+        )
+        .await
+        .expect("python");
+    assert_eq!(ok(&r), "shell /root\nSHELL\n");
+}
+
+#[test]
+fn exec_python_without_bash_runs_commands() {
+    let o = crate::cli::run(crate::cli::bin().args([
+        "exec",
+        "--",
+        "python3",
+        "-c",
+        "import subprocess, os, shutil\n\
+         print(subprocess.run(['echo', 'hi'], capture_output=True, text=True).stdout.strip())\n\
+         print(os.system('exit 3') >> 8, shutil.which('python3'))",
+    ]));
+    assert_eq!(
+        crate::cli::text(&o.stdout),
+        "hi\n3 /usr/local/bin/python3\n",
+        "{}",
+        crate::cli::text(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn run_code_python_runs_commands() {
+    let srv = crate::serve::start(crate::serve::quiet()).await;
+    let url = format!("{}/run_code", srv.base);
+    let (_, v) = crate::serve::post(
+        &url,
+        serde_json::json!({"code": "import subprocess, sys\n\
+            r = subprocess.run([sys.executable, '-c', 'print(6 * 7)'], capture_output=True, text=True)\n\
+            print(r.stdout.strip(), r.returncode)\n\
+            open('f.txt', 'w').write('x')\n\
+            print(subprocess.check_output('ls', shell=True, text=True).split())",
+            "language": "python"}),
+    )
+    .await;
+    assert_eq!(v["status"], "Success", "{v}");
+    assert_eq!(v["run_result"]["stdout"], "42 0\n['f.txt']\n", "{v}");
+}
+
+#[tokio::test]
+async fn popen_back_and_forth_raises_instead_of_hanging() {
+    // The child runs when its output is first read; writing to it afterwards cannot reach
+    // it, so the write raises (Linux would deliver it to the running child).
+    let _ = crate::common::runtime();
+    let started = Instant::now();
+    let sb = Arc::new(sandbox());
+    let r = sb
+        .python_with_processes(
+            &[
+                "-c".into(),
+                "import subprocess, sys\n\
+                 p = subprocess.Popen([sys.executable, '-c', 'import sys\\nfor l in sys.stdin: print(l.strip().upper(), flush=True)'],\n\
+                 \x20                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)\n\
+                 p.stdin.write('one\\n'); p.stdin.flush()\n\
+                 print(p.stdout.readline().strip())\n\
+                 try:\n\
+                 \x20   p.stdin.write('two\\n')\n\
+                 except BrokenPipeError as e:\n\
+                 \x20   print('BrokenPipeError', 'back-and-forth' in str(e), 'not supported' in str(e))\n\
+                 print(p.wait())"
+                    .into(),
+            ],
+            b"",
+            Some(llm_in_sandbox::shell::guest_commands(&sb)),
+        )
+        .await
+        .expect("python");
+    assert_eq!(ok(&r), "ONE\nBrokenPipeError True True\n0\n");
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+#[ignore = "pip-installs 20 packages through the host's pip (needs the package index; minutes)"]
+fn package_corpus_sample_imports() {
+    // 20 packages spread over the corpus (`perf --packages-corpus` runs all of it): at least
+    // 95% of those pip finds pure-Python wheels for must import.
+    let o =
+        crate::cli::run(crate::cli::bin().args(["perf", "--packages-corpus", "--sample", "20"]));
+    let out = crate::cli::text(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        crate::cli::text(&o.stderr)
+    );
+    let figure = out
+        .lines()
+        .find_map(|l| l.strip_prefix("packages corpus: "))
+        .unwrap_or_else(|| panic!("no figure in:\n{out}"));
+    let mut words = figure.split_whitespace();
+    let imported: usize = words.next().and_then(|w| w.parse().ok()).expect("N");
+    let counted: usize = words.nth(1).and_then(|w| w.parse().ok()).expect("M");
+    eprintln!("{out}");
+    assert!(counted >= 15, "too few packages counted:\n{out}");
+    assert!(imported * 100 >= counted * 95, "{out}");
+}
