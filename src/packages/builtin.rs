@@ -41,7 +41,8 @@ pub fn builtin_versions(manifest: &Path) -> Vec<(String, String)> {
                     && s.chars()
                         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
             };
-            (plain(name) && plain(version) && !NOT_DISTRIBUTIONS.contains(&name))
+            let numbered = version.starts_with(|c: char| c.is_ascii_digit());
+            (plain(name) && plain(version) && numbered && !NOT_DISTRIBUTIONS.contains(&name))
                 .then(|| (normalize(name), version.to_string()))
         })
         .collect();

@@ -314,7 +314,12 @@ impl Sandbox {
         self.scratch.shared_dir()
     }
 
-    /// The home directory's capability (`/root` in the guest), shared.
+    /// The home directory (`/root` in the guest).
+    pub fn home_dir(&self) -> &cap_std::fs::Dir {
+        self.home.dir()
+    }
+
+    /// The home directory's capability, shared (no new file descriptor).
     pub fn home_shared(&self) -> Arc<cap_std::fs::Dir> {
         self.home.shared_dir()
     }
