@@ -29,6 +29,9 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+mod builtin;
+pub use builtin::builtin_versions;
+
 use crate::artifacts::{RuntimeFiles, sha256_file};
 use crate::runtime::layout;
 
@@ -407,7 +410,7 @@ fn packages_dir(cache_root: &Path) -> PathBuf {
 }
 
 /// The key of a requirement set: what pip is asked and where.
-fn lock_key(reqs: &[Requirement], settings: &PipSettings) -> String {
+fn lock_key(reqs: &[Requirement], settings: &PipSettings, stubs: Option<&Path>) -> String {
     let mut lines: Vec<String> = reqs.iter().map(ToString::to_string).collect();
     lines.sort();
     lines.dedup();
@@ -416,6 +419,11 @@ fn lock_key(reqs: &[Requirement], settings: &PipSettings) -> String {
     h.update(PURE_TARGET.join(" ").as_bytes());
     h.update(b"\0");
     h.update(settings.index_url.as_deref().unwrap_or("").as_bytes());
+    if let Some(stubs) = stubs {
+        // Named by a hash of the built-in set: other built-ins, another resolution.
+        h.update(b"\0builtins ");
+        h.update(stubs.to_string_lossy().as_bytes());
+    }
     for l in &lines {
         h.update(b"\0");
         h.update(l.as_bytes());
@@ -451,8 +459,30 @@ pub fn resolve(
     reqs: &[Requirement],
     settings: &PipSettings,
 ) -> Result<Lock, PackageError> {
+    resolve_with_builtins(cache_root, reqs, settings, &[])
+}
+
+/// [`resolve`], with the runtime's built-in packages (name, version; see
+/// [`builtin_versions`]) offered to pip as already there: a dependency on one (flask needs
+/// markupsafe, many packages need numpy) resolves to the built-in version instead of failing
+/// for want of a pure-Python wheel. Their stand-in wheels (metadata only) end up in the lock;
+/// [`install_into`] is given their names to skip, like any built-in.
+///
+/// # Errors
+/// As [`resolve`].
+pub fn resolve_with_builtins(
+    cache_root: &Path,
+    reqs: &[Requirement],
+    settings: &PipSettings,
+    builtins: &[(String, String)],
+) -> Result<Lock, PackageError> {
     let dir = packages_dir(cache_root);
-    let key = lock_key(reqs, settings);
+    let stubs = if builtins.is_empty() {
+        None
+    } else {
+        Some(builtin::stub_wheels(&dir, builtins)?)
+    };
+    let key = lock_key(reqs, settings, stubs.as_deref());
     let lock_path = dir.join("locks").join(format!("{key}.lock"));
     let wheels = dir.join("wheels");
     if let Some(lock) = cached_lock(&key, &lock_path, &wheels) {
@@ -470,7 +500,7 @@ pub fn resolve(
         .prefix("download-")
         .tempdir_in(&dir)
         .map_err(io_err("create a temporary directory in", &dir))?;
-    run_pip(reqs, settings, staging.path())?;
+    run_pip(reqs, settings, stubs.as_deref(), staging.path())?;
     let mut packages = Vec::new();
     let mut total = 0u64;
     let entries = fs::read_dir(staging.path()).map_err(io_err("read", staging.path()))?;
@@ -559,7 +589,12 @@ fn pip_may_see(name: &std::ffi::OsStr) -> bool {
 }
 
 /// `python3 -m pip download` for the pure-Python target into `dest`, with a deadline.
-fn run_pip(reqs: &[Requirement], settings: &PipSettings, dest: &Path) -> Result<(), PackageError> {
+fn run_pip(
+    reqs: &[Requirement],
+    settings: &PipSettings,
+    stubs: Option<&Path>,
+    dest: &Path,
+) -> Result<(), PackageError> {
     let mut cmd = Command::new(&settings.python);
     cmd.args([
         "-m",
@@ -573,6 +608,9 @@ fn run_pip(reqs: &[Requirement], settings: &PipSettings, dest: &Path) -> Result<
     .arg(dest);
     if let Some(url) = &settings.index_url {
         cmd.arg("--index-url").arg(url);
+    }
+    if let Some(stubs) = stubs {
+        cmd.arg("--find-links").arg(stubs);
     }
     // Every requirement was validated and rebuilt from its parts: none starts with `-`.
     cmd.args(reqs.iter().map(ToString::to_string));

@@ -366,8 +366,11 @@ fn exec(global: &GlobalArgs, mut args: ExecArgs) -> anyhow::Result<ExitCode> {
             .context("cannot read stdin")?;
         buf
     };
-    let sandbox = exec_sandbox(global, &args, &limits)?;
-    let result = tokio_runtime()?.block_on(sandbox.python(rest, &stdin))?;
+    let sandbox = Arc::new(exec_sandbox(global, &args, &limits)?);
+    // Commands the program starts run in an in-process shell over the same sandbox.
+    let commands = llm_in_sandbox::shell::guest_commands(&sandbox);
+    let result =
+        tokio_runtime()?.block_on(sandbox.python_with_processes(rest, &stdin, Some(commands)))?;
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
     // A closed pipe (e.g. `| head`) is not an error worth reporting.

@@ -6,6 +6,7 @@
 # The request (JSON) comes through the host door, not as code: `turn` parses code slowly.
 import _host as _lis_host
 import atexit as _lis_atexit
+import errno as _lis_errno
 import json as _lis_json
 import os as _lis_os
 import sys as _lis_sys
@@ -156,8 +157,25 @@ def _lis_run(req, os, sys):
                     "python3: can't open file %r: [Errno 2] No such file or directory\n" % (full,)
                 )
                 return 2
-            sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-            runpy.run_path(path, run_name="__main__")
+            full = os.path.abspath(path)
+            sys.path.insert(0, os.path.dirname(full))
+            source = None
+            if not os.path.isdir(full):
+                with open(full, "rb") as f:
+                    source = f.read()
+            if source is None or source[:4] == b"PK\x03\x04":
+                runpy.run_path(path, run_name="__main__")
+            else:
+                # As CPython (3.9+) runs a script: `__file__` and tracebacks name its absolute
+                # path, sys.argv[0] stays as given, and `__main__` is the module it runs in.
+                import importlib.machinery
+
+                main.__dict__.update(
+                    __file__=full,
+                    __cached__=None,
+                    __loader__=importlib.machinery.SourceFileLoader("__main__", full),
+                )
+                exec(compile(source, full, "exec"), main.__dict__)
         elif mode == "module":
             import runpy
 
@@ -192,9 +210,14 @@ def _lis_net_install(sys):
 
 
 class _LisNetFinder:
-    # Patches the modules named in `_LIS_PATCHES` (linux_box/commands.py) as they are imported.
+    # Patches the modules named in `_LIS_PATCHES` (linux_box/commands.py) as they are imported,
+    # and makes `ssl`, `fcntl` and `termios` (linux_box/ssl.py).
     @staticmethod
     def find_spec(name, path=None, target=None):
+        if name in _LisStubLoader.fill:
+            import importlib.machinery
+
+            return importlib.machinery.ModuleSpec(name, _LisStubLoader, origin="built-in")
         if name not in _LIS_PATCHES:
             return None
         for finder in _lis_sys.meta_path:

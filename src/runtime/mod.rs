@@ -228,14 +228,15 @@ const STACK: usize = 8 << 20;
 /// matmul loop: 15.8 ms per call, 23.7 ms with 16 MiB) and caps what an idle slot keeps.
 const KEEP_RESIDENT: usize = 32 << 20;
 /// The driver and, appended (one code object), the Linux-box shims it installs: identity,
-/// cooperative threads and asyncio, alarms, process pools and commands (the last file installs
-/// them all; docs/linux-compatibility.md).
+/// cooperative threads and asyncio, alarms, process pools, `ssl` and commands (the last file
+/// installs them all; docs/linux-compatibility.md).
 const DRIVER: &str = concat!(
     include_str!("driver.py"),
     include_str!("linux_box/identity.py"),
     include_str!("linux_box/threads.py"),
     include_str!("linux_box/signals.py"),
     include_str!("linux_box/pools.py"),
+    include_str!("linux_box/ssl.py"),
     include_str!("linux_box/commands.py"),
 );
 /// The driver's code file name; its frames are dropped from tracebacks under this name.

@@ -259,7 +259,9 @@ impl Sandbox {
             .unwrap_or_else(|| runtime.pip_settings().clone());
         settings.timeout = settings.timeout.min(timeout);
         let work = move || -> Result<Vec<packages::Locked>, packages::PackageError> {
-            let lock = packages::resolve(runtime.cache_root(), &reqs, &settings)?;
+            let builtins = packages::builtin_versions(&runtime.files().manifest());
+            let lock =
+                packages::resolve_with_builtins(runtime.cache_root(), &reqs, &settings, &builtins)?;
             let mut skip = packages::builtin_names(&runtime.files().manifest());
             if let Some(layer) = runtime.site_layer() {
                 skip.extend(layer.packages.iter().map(|p| packages::normalize(&p.name)));
@@ -312,7 +314,12 @@ impl Sandbox {
         self.scratch.shared_dir()
     }
 
-    /// The home directory's capability (`/root` in the guest), shared.
+    /// The home directory (`/root` in the guest).
+    pub fn home_dir(&self) -> &cap_std::fs::Dir {
+        self.home.dir()
+    }
+
+    /// The home directory's capability, shared (no new file descriptor).
     pub fn home_shared(&self) -> Arc<cap_std::fs::Dir> {
         self.home.shared_dir()
     }
@@ -387,6 +394,20 @@ impl Sandbox {
     /// # Errors
     /// Host-side failures only; see [`Runtime::run`].
     pub async fn python(&self, args: &[String], stdin: &[u8]) -> Result<RunResult, SandboxError> {
+        self.python_with_processes(args, stdin, None).await
+    }
+
+    /// [`Sandbox::python`], with the guest's `subprocess`/`os.system` commands going to
+    /// `processes` (e.g. `crate::shell::guest_commands`); without, they raise `OSError`.
+    ///
+    /// # Errors
+    /// Host-side failures only; see [`Runtime::run`].
+    pub async fn python_with_processes(
+        &self,
+        args: &[String],
+        stdin: &[u8],
+        processes: Option<Arc<dyn crate::runtime::procs::GuestProcesses>>,
+    ) -> Result<RunResult, SandboxError> {
         let invocation = match Invocation::parse(args) {
             Ok(inv) => inv,
             Err(usage) => {
@@ -402,7 +423,15 @@ impl Sandbox {
                 });
             }
         };
-        self.run(invocation, stdin, &self.env, &self.cwd).await
+        self.run_with_processes(
+            invocation,
+            stdin,
+            &self.env,
+            &self.cwd,
+            self.limits.clone(),
+            processes,
+        )
+        .await
     }
 
     /// Run a parsed invocation with an explicit environment and working directory (used by the

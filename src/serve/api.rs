@@ -340,12 +340,13 @@ pub(super) async fn python(
     let call = srv.admit().await?;
     let sb = &session.sandbox;
     let r = sb
-        .run_with_limits(
+        .run_with_processes(
             invocation,
             req.stdin.unwrap_or_default().as_bytes(),
             sb.env(),
             sb.cwd(),
             limits,
+            Some(crate::shell::guest_commands(sb)),
         )
         .await
         .map_err(|e| ApiError::internal(format!("the sandbox failed: {e}")))?;

@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use cap_std::fs::Dir;
 
 use super::error::ApiError;
-use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
+use crate::sandbox::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE, Sandbox};
 
 /// Which of the sandbox's directories a guest path is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +17,8 @@ pub enum Root {
     Workspace,
     /// `/tmp`.
     Scratch,
+    /// `/root`, the user's home.
+    Home,
 }
 
 /// A guest path resolved to a root and a clean relative path (no `..`, no leading `/`;
@@ -31,7 +33,7 @@ pub struct GuestPath {
 
 impl GuestPath {
     /// Resolve `path`: relative paths are under `/testbed`; absolute ones must be under
-    /// `/testbed` or `/tmp`. `.` is dropped and `..` is applied lexically; climbing above the
+    /// `/testbed`, `/tmp` or `/root`. `.` is dropped and `..` is applied lexically; climbing above the
     /// root is refused.
     ///
     /// # Errors
@@ -39,7 +41,7 @@ impl GuestPath {
     pub fn parse(path: &str) -> Result<GuestPath, ApiError> {
         let refuse = |why: &str| {
             ApiError::bad_request(format!(
-                "path {path:?} {why}: use a path under {GUEST_WORKSPACE} (or relative to it) or {GUEST_TMP}"
+                "path {path:?} {why}: use a path under {GUEST_WORKSPACE} (or relative to it), {GUEST_TMP} or {GUEST_HOME}"
             ))
         };
         if path.contains('\0') {
@@ -49,6 +51,8 @@ impl GuestPath {
             (Root::Workspace, r)
         } else if let Some(r) = strip_root(path, GUEST_TMP) {
             (Root::Scratch, r)
+        } else if let Some(r) = strip_root(path, GUEST_HOME) {
+            (Root::Home, r)
         } else if path.starts_with('/') {
             return Err(refuse("is outside the sandbox"));
         } else {
@@ -63,6 +67,7 @@ impl GuestPath {
         let base = match self.root {
             Root::Workspace => GUEST_WORKSPACE,
             Root::Scratch => GUEST_TMP,
+            Root::Home => GUEST_HOME,
         };
         if self.rel.as_os_str().is_empty() {
             base.to_string()
@@ -76,6 +81,7 @@ impl GuestPath {
         match self.root {
             Root::Workspace => sb.workspace().dir(),
             Root::Scratch => sb.scratch_dir(),
+            Root::Home => sb.home_dir(),
         }
     }
 
@@ -411,6 +417,12 @@ mod tests {
             "/testbed/y"
         );
         assert_eq!(GuestPath::parse("/tmp/q").unwrap().root, Root::Scratch);
+        let home = GuestPath::parse("/root/.config/x").unwrap();
+        assert_eq!(
+            (home.root, home.guest().as_str()),
+            (Root::Home, "/root/.config/x")
+        );
+        assert!(GuestPath::parse("/rootx/a").is_err());
         assert_eq!(GuestPath::parse("/testbed").unwrap().guest(), "/testbed");
         for bad in [
             "../etc/passwd",

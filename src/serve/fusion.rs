@@ -214,10 +214,19 @@ pub(super) async fn run_code(
     } else {
         let inv = Invocation::parse(&["-c".to_string(), req.code])
             .map_err(|e| ApiError::bad_request(e.to_string()))?;
-        sb.run(inv, stdin.as_bytes(), sb.env(), sb.cwd())
-            .await
-            .map(|r| python_run_result(&r))
-            .map_err(|e| e.to_string())
+        // Commands the code starts run in an in-process shell over the same sandbox.
+        let commands = crate::shell::guest_commands(&sb);
+        sb.run_with_processes(
+            inv,
+            stdin.as_bytes(),
+            sb.env(),
+            sb.cwd(),
+            sb.limits().clone(),
+            Some(commands),
+        )
+        .await
+        .map(|r| python_run_result(&r))
+        .map_err(|e| e.to_string())
     };
     drop(call);
     let rr = match result {
@@ -291,8 +300,16 @@ pub(super) async fn run_jupyter(
     let cells = serde_json::to_vec(&req.cells).unwrap_or_default();
     let inv = Invocation::parse(&["-c".to_string(), include_str!("jupyter.py").to_string()])
         .map_err(|e| ApiError::internal(e.to_string()))?;
+    let commands = crate::shell::guest_commands(&sb);
     let run = sb
-        .run(inv, &cells, sb.env(), sb.cwd())
+        .run_with_processes(
+            inv,
+            &cells,
+            sb.env(),
+            sb.cwd(),
+            sb.limits().clone(),
+            Some(commands),
+        )
         .await
         .map_err(|e| e.to_string());
     drop(call);

@@ -340,7 +340,11 @@ impl SandboxMcp {
             let call = self.server.admit().await?;
             let sb = &session.sandbox;
             let r = sb
-                .python(&["-c".to_string(), code], b"")
+                .python_with_processes(
+                    &["-c".to_string(), code],
+                    b"",
+                    Some(crate::shell::guest_commands(sb)),
+                )
                 .await
                 .map_err(|e| ApiError::internal(format!("the sandbox failed: {e}")))?;
             drop(call);

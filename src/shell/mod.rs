@@ -178,6 +178,15 @@ impl std::fmt::Debug for Shell {
     }
 }
 
+/// Where a `python3` run directly on `sandbox` (no shell under it: `exec -- python3`,
+/// `/run_code`, the session and MCP python calls) sends its `subprocess`/`os.system` commands:
+/// each to a fresh in-process shell over the same sandbox, as from the episode's shell (same
+/// limits, quota, network policy, the call's deadline, and nesting bound). Cheap: no shell is
+/// made until the program starts a command.
+pub fn guest_commands(sandbox: &Arc<Sandbox>) -> Arc<dyn crate::runtime::procs::GuestProcesses> {
+    Arc::new(processes::ShellProcesses::new(sandbox.clone(), 0))
+}
+
 impl Shell {
     /// A shell over `sandbox`: `/testbed` (the working directory) and `/tmp` are the sandbox's
     /// directories; everything else (`/etc`, `/bin`, ...) is bashkit's virtual, in-memory system.

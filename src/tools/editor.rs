@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use cap_std::fs::Dir;
 use serde::Deserialize;
 
-use crate::sandbox::{GUEST_TMP, GUEST_WORKSPACE, Sandbox};
+use crate::sandbox::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE, Sandbox};
 use crate::shell::strip_terminal_codes;
 
 /// Output past this many characters is clipped (as in the reference system).
@@ -650,6 +650,7 @@ fn resolve<'a>(sandbox: &'a Sandbox, path: &str) -> Result<(&'a Dir, String, Str
     for (mount, dir) in [
         (GUEST_WORKSPACE, sandbox.workspace().dir()),
         (GUEST_TMP, sandbox.scratch_dir()),
+        (GUEST_HOME, sandbox.home_dir()),
     ] {
         if norm == mount {
             return Ok((dir, ".".into(), norm));
@@ -659,7 +660,7 @@ fn resolve<'a>(sandbox: &'a Sandbox, path: &str) -> Result<(&'a Dir, String, Str
         }
     }
     Err(format!(
-        "Error: {path} is outside the sandbox: the editor works on files under {GUEST_WORKSPACE} and {GUEST_TMP}."
+        "Error: {path} is outside the sandbox: the editor works on files under {GUEST_WORKSPACE}, {GUEST_TMP} and {GUEST_HOME}."
     ))
 }
 

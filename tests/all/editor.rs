@@ -182,3 +182,34 @@ async fn editor_writes_are_held_to_the_sandbox_quota() {
         .unwrap();
     assert!(r.observation.contains("rc=1"), "{}", r.observation);
 }
+
+#[tokio::test]
+async fn the_editor_sees_root_as_python_and_the_shell_do() {
+    // /root is the guest's home: a file the editor makes there is the one Python reads.
+    let mut t = toolbox();
+    let (o, err) = edit(
+        &mut t,
+        json!({"command": "create", "path": "/root/.config/app.toml", "file_text": "k = 1\n"}),
+    )
+    .await;
+    assert!(!err, "{o}");
+    let sb = t.shell().sandbox().clone();
+    let r = crate::common::py(
+        &sb,
+        &[
+            "-c",
+            "from pathlib import Path; print((Path.home() / '.config/app.toml').read_text(), end='')",
+        ],
+    )
+    .await;
+    assert_eq!(crate::common::ok(&r), "k = 1\n");
+    // (A directory view leaves out hidden paths, as the reference's `find` does.)
+    let (o, err) = edit(
+        &mut t,
+        json!({"command": "create", "path": "/root/notes/todo.txt", "file_text": "x\n"}),
+    )
+    .await;
+    assert!(!err, "{o}");
+    let (o, err) = edit(&mut t, json!({"command": "view", "path": "/root/notes"})).await;
+    assert!(!err && o.contains("/root/notes/todo.txt"), "{o}");
+}

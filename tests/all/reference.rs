@@ -525,17 +525,17 @@ fn reward_python_auto_moves_a_reward_to_the_host_when_only_the_host_has_its_impo
     let server = model();
     let root = tempfile::tempdir().unwrap();
     let task = task_folder(root.path());
-    // termios exists in the host's CPython, not in the WebAssembly one.
+    // curses exists in the host's CPython, not in the WebAssembly one.
     std::fs::write(
         task.join("reward.py"),
-        "import sys, termios\n\ndef compute_score(a, g, **k):\n    return 1.0 if sys.platform != 'wasi' and a.split()[-1:] == [g] else 0.0\n",
+        "import sys, curses\n\ndef compute_score(a, g, **k):\n    return 1.0 if sys.platform != 'wasi' and a.split()[-1:] == [g] else 0.0\n",
     )
     .unwrap();
     let o = bench(&task, &server.url, &root.path().join("out"), &[]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("runs with the host's python3") && err.contains("termios"),
+        err.contains("runs with the host's python3") && err.contains("curses"),
         "{err}"
     );
     let results = json_file(&only_run_dir(&root.path().join("out")).join("results.json"));

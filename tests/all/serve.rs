@@ -47,7 +47,7 @@ pub(crate) async fn start(config: ServeConfig) -> Running {
     }
 }
 
-fn quiet() -> ServeConfig {
+pub(crate) fn quiet() -> ServeConfig {
     ServeConfig {
         access_log: false,
         ..ServeConfig::default()
@@ -63,7 +63,7 @@ fn http() -> reqwest::Client {
         .unwrap()
 }
 
-async fn post(url: &str, body: Value) -> (StatusCode, Value) {
+pub(crate) async fn post(url: &str, body: Value) -> (StatusCode, Value) {
     let r = http().post(url).json(&body).send().await.unwrap();
     let status = r.status();
     let text = r.text().await.unwrap();

@@ -34,9 +34,11 @@ mod serve;
 
 use episodes::{episode_overhead, latency_throughput, throughput};
 
+mod corpus;
 mod packages;
 
 use std::io::Read;
+use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -91,6 +93,17 @@ pub struct PerfArgs {
     /// a Python HTTP GET through the host door vs from a native `python3` (loopback server).
     #[arg(long)]
     packages: bool,
+    /// Only the package corpus: `pip install` each package of the corpus in a fresh sandbox
+    /// and import it; prints one line each and how many import.
+    #[arg(long)]
+    packages_corpus: bool,
+    /// The corpus for --packages-corpus: `DISTRIBUTION MODULE` a line. Default: the built-in
+    /// list (tests/fixtures/package_corpus.txt).
+    #[arg(long, value_name = "FILE", requires = "packages_corpus")]
+    corpus: Option<PathBuf>,
+    /// Try only this many packages of the corpus, spread evenly over it.
+    #[arg(long, value_name = "N", requires = "packages_corpus")]
+    sample: Option<usize>,
     /// Only the serving benchmark: `/run_code` of our `serve` against a process-per-call
     /// baseline (temp dir + native Python subprocess per request), both in this process, at
     /// each --serve-clients count; and the memory of live idle sessions.
@@ -207,6 +220,9 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     };
     let runtime = global.load_runtime_for(concurrent)?;
     let rt = tokio_runtime()?;
+    if args.packages_corpus {
+        return corpus::run(&runtime, &rt, args.corpus.as_deref(), args.sample);
+    }
     if args.packages {
         return packages::run(global, &runtime, &rt, n, &args.native_python);
     }

@@ -9,6 +9,11 @@
 _LIS_DEFAULT_ENV = ("HOME", "TMPDIR", "PATH", "LANG", "MPLBACKEND", "PYTHONTZPATH")
 
 
+class _LisInteractiveError(BrokenPipeError):
+    # Raised for back-and-forth with a child (docs/linux-compatibility.md, Commands).
+    pass
+
+
 def _lis_quote(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
@@ -26,10 +31,19 @@ def _lis_proc(script, program, stdin, timeout):
     answer = _lis_json.loads(head)
     if not answer.get("ok"):
         if answer.get("error") == "notfound":
-            raise FileNotFoundError(2, "No such file or directory", program)
+            raise FileNotFoundError(_lis_errno.ENOENT, "No such file or directory", program)
         raise OSError(answer.get("message", "the command could not be run"))
     n = answer["stdout"]
     return answer["status"], rest[:n], rest[n:], answer["timed_out"]
+
+
+def _lis_program(program):
+    # The shell's commands stand for the container's programs (which() gives them as
+    # /usr/bin/NAME, python3 as sys.executable): a path there names the command itself.
+    head, _, name = program.rpartition("/")
+    if head in ("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"):
+        return "python3" if name == "python.wasm" else name
+    return program
 
 
 def _lis_command(args, shell, executable, cwd, env):
@@ -48,7 +62,7 @@ def _lis_command(args, shell, executable, cwd, env):
         if len(argv) > 1:
             command = "bash -c %s %s" % (_lis_quote(argv[0]), " ".join(map(_lis_quote, argv[1:])))
     else:
-        program = decode(executable) if executable is not None else argv[0]
+        program = _lis_program(decode(executable) if executable is not None else argv[0])
         command = " ".join(_lis_quote(a) for a in [program] + argv[1:])
     environ = os.environ if env is None else env
     lines = ["cd -- %s || exit 1" % _lis_quote(cwd)]
@@ -94,6 +108,15 @@ def _lis_patch_subprocess(subprocess):
         def write(self, data):
             if self.closed:
                 raise ValueError("write to closed file")
+            if self._proc._ran:
+                # The command already ran on what was written before (it cannot run alongside
+                # the program): more input would be lost, and waiting for an answer would hang.
+                raise _LisInteractiveError(
+                    32, "Broken pipe: the command already ran (it ran when its output was "
+                    "first read, on the input written before); this sandbox runs a command "
+                    "to its end, not alongside Python, so writing to a running child's stdin "
+                    "after reading from it (back-and-forth) is not supported: write all the "
+                    "input first, or use communicate(input)")
             if self._text:
                 data = data.encode(self._encoding, self._errors)
             self._proc._input += bytes(data)
@@ -162,7 +185,7 @@ def _lis_patch_subprocess(subprocess):
             self._errors = errors or "strict"
             cwd = os.getcwd() if cwd is None else os.fsdecode(cwd)
             if not os.path.isdir(cwd):
-                raise FileNotFoundError(2, "No such file or directory", cwd)
+                raise FileNotFoundError(_lis_errno.ENOENT, "No such file or directory", cwd)
             self._script, self._program = _lis_command(args, shell, executable, cwd, env)
             self._modes = (stdin, stdout, stderr)
             self._input = b"" if stdin == PIPE else read_source(stdin)
@@ -177,7 +200,7 @@ def _lis_patch_subprocess(subprocess):
                 # Fails now, as execve would.
                 path = shutil_which(self._program)
                 if path is None:
-                    raise FileNotFoundError(2, "No such file or directory", self._program)
+                    raise FileNotFoundError(_lis_errno.ENOENT, "No such file or directory", self._program)
             waiting.append(self)
 
         def _run(self, timeout):
@@ -323,6 +346,8 @@ _LIS_PATCHES = {
     "multiprocessing.pool": _lis_patch_mp_pool,
     "multiprocessing.dummy": _lis_patch_mp_dummy,
     "subprocess": _lis_patch_subprocess,
+    "locale": _lis_patch_locale,
+    "hashlib": _lis_patch_hashlib,
     "http.client": lambda module: _lis_patch_http(module, _lis_sys),
 }
 

@@ -108,6 +108,22 @@ def _lis_identity(os, sys, types):
             return old
 
         os.umask = umask
+    if not hasattr(os, "chown"):
+        # One user: everything belongs to root, so a chown (tarfile extracting as root,
+        # shutil.chown) is accepted and changes nothing; a missing path fails as on Linux.
+        def chown(path, uid, gid, *, dir_fd=None, follow_symlinks=True):
+            os.stat(path, follow_symlinks=follow_symlinks)
+
+        def lchown(path, uid, gid):
+            os.lstat(path)
+
+        def fchown(fd, uid, gid):
+            os.fstat(fd)
+
+        os.chown, os.lchown, os.fchown = chown, lchown, fchown
+    # The container's interpreter (this one is started as python.wasm): `subprocess.run(
+    # [sys.executable, ...])` then runs python3 in the shell.
+    sys.executable = sys._base_executable = "/usr/local/bin/python3"
     os.cpu_count = lambda: _LIS_CPUS
     os.process_cpu_count = lambda: _LIS_CPUS
     if not hasattr(os, "sched_getaffinity"):
@@ -172,3 +188,109 @@ def _lis_index(value, what):
         return value.__index__()
     except AttributeError:
         raise TypeError("%s should be integer, not %s" % (what, type(value).__name__)) from None
+
+
+# The reference's image (python:3.11-slim) has no locales beyond C and C.UTF-8: asking for
+# another fails there with `locale.Error`, and a program's fallback takes over. wasi-libc
+# accepts any name (and answers composite names for LC_ALL), so the names are kept here.
+_LIS_LOCALE_NAMES = {"C": "C", "POSIX": "C", "C.UTF-8": "C.UTF-8", "C.utf8": "C.UTF-8",
+                     "C.utf-8": "C.UTF-8", "C.UTF8": "C.UTF-8"}
+
+
+def _lis_patch_locale(locale):
+    real = locale._setlocale  # the C function (locale.setlocale and getlocale call it)
+    if getattr(locale.setlocale, "_lis", False):
+        return
+    cats = [getattr(locale, n) for n in ("LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE",
+                                         "LC_MONETARY", "LC_MESSAGES") if hasattr(locale, n)]
+    # At start-up CPython sets LC_CTYPE from the environment (LANG=C.UTF-8); the rest are C.
+    current = {c: "C" for c in cats}
+    current[locale.LC_CTYPE] = "C.UTF-8"
+    glibc_order = ("LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY",
+                   "LC_MESSAGES", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
+                   "LC_MEASUREMENT", "LC_IDENTIFICATION")
+    rest = ["C"]  # the categories Python does not name, set only through LC_ALL
+
+    def query(category):
+        if category != locale.LC_ALL:
+            return current.get(category, "C")
+        values = [current.get(c) for c in cats] + rest
+        if len(set(values)) == 1:
+            return values[0]
+        parts = []
+        for n in glibc_order:
+            c = getattr(locale, n, None)
+            parts.append("%s=%s" % (n, current[c] if c in current else rest[0]))
+        return ";".join(parts)
+
+    def setlocale(category, locale_name=None):
+        if locale_name is None:
+            if category != locale.LC_ALL and category not in current:
+                return real(category)
+            return query(category)
+        if not isinstance(locale_name, str):
+            locale_name = locale._build_localename(locale_name)
+        name = locale_name
+        if name == "":
+            env = _lis_os.environ
+            name = env.get("LC_ALL") or env.get("LANG") or "C"
+        name = _LIS_LOCALE_NAMES.get(name)
+        if name is None:
+            raise locale.Error("unsupported locale setting")
+        real(category, name)
+        if category == locale.LC_ALL:
+            for c in cats:
+                current[c] = name
+            rest[0] = name
+        else:
+            current[category] = name
+        return name
+
+    setlocale._lis = True
+    setlocale.__doc__ = locale.setlocale.__doc__
+    locale.setlocale = locale._setlocale = setlocale
+
+
+def _lis_patch_hashlib(hashlib):
+    # CPython's hashlib takes pbkdf2_hmac from OpenSSL, which this build lacks (the pure-Python
+    # fallback left the stdlib in 3.12); models use it for password hashing. RFC 8018 over
+    # hmac's construction, with the keyed inner/outer states computed once.
+    if hasattr(hashlib, "pbkdf2_hmac"):
+        return
+
+    def pbkdf2_hmac(hash_name, password, salt, iterations, dklen=None):
+        if not isinstance(hash_name, str):
+            raise TypeError("pbkdf2_hmac() argument 'hash_name' must be str")
+        password, salt = bytes(memoryview(password)), bytes(memoryview(salt))
+        if iterations < 1:
+            raise ValueError("iteration value must be greater than 0.")
+        inner, outer = hashlib.new(hash_name), hashlib.new(hash_name)
+        width = inner.block_size
+        if len(password) > width:
+            password = hashlib.new(hash_name, password).digest()
+        password = password.ljust(width, b"\0")
+        inner.update(password.translate(bytes(b ^ 0x36 for b in range(256))))
+        outer.update(password.translate(bytes(b ^ 0x5C for b in range(256))))
+        size = outer.digest_size
+        dklen = size if dklen is None else dklen
+        if dklen < 1:
+            raise ValueError("key length must be greater than 0.")
+
+        def prf(message):
+            i, o = inner.copy(), outer.copy()
+            i.update(message)
+            o.update(i.digest())
+            return o.digest()
+
+        key, block = b"", 1
+        while len(key) < dklen:
+            u = prf(salt + block.to_bytes(4, "big"))
+            acc = int.from_bytes(u, "big")
+            for _ in range(iterations - 1):
+                u = prf(u)
+                acc ^= int.from_bytes(u, "big")
+            key += acc.to_bytes(size, "big")
+            block += 1
+        return key[:dklen]
+
+    hashlib.pbkdf2_hmac = pbkdf2_hmac
