@@ -180,21 +180,28 @@ impl ServeArgs {
     }
 }
 
-/// Resolves on SIGTERM or SIGINT.
-pub(crate) async fn shutdown_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+/// Resolves on SIGTERM or SIGINT. The handlers are installed when this is called (not when
+/// the future is first polled), so a signal sent right after the server says it listens is
+/// not lost: call it before announcing the address.
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{SignalKind, signal};
+    let term = signal(SignalKind::terminate()).ok();
+    let int = signal(SignalKind::interrupt()).ok();
+    async move {
+        let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+            match s {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        tokio::select! {
+            () = wait(term) => {},
+            () = wait(int) => {},
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {},
-        _ = term => {},
+        eprintln!("llm-in-sandbox serve: shutting down (finishing calls in flight)");
     }
-    eprintln!("llm-in-sandbox serve: shutting down (finishing calls in flight)");
 }
 
 /// Claim this process's folder for sandbox folders, and remove what killed servers left.
@@ -228,6 +235,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCo
             .local_addr()
             .context("cannot read the bound address")?;
         let server = Server::new(runtime, config);
+        let shutdown = shutdown_signal();
         {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
@@ -235,7 +243,7 @@ pub(crate) fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCo
             let _ = out.flush();
         }
         server
-            .serve(listener, shutdown_signal())
+            .serve(listener, shutdown)
             .await
             .context("the server failed")?;
         anyhow::Ok(())

@@ -63,6 +63,7 @@ pub(crate) fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
             Some(t) => format!("http://{addr}/?token={t}"),
             None => format!("http://{addr}/"),
         };
+        let shutdown = super::serve::shutdown_signal();
         {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
@@ -73,7 +74,7 @@ pub(crate) fn run(args: ViewArgs) -> anyhow::Result<ExitCode> {
         if args.open {
             open_browser(&url);
         }
-        server::serve(runs, listener, token, super::serve::shutdown_signal())
+        server::serve(runs, listener, token, shutdown)
             .await
             .context("the viewer failed")?;
         anyhow::Ok(())

@@ -687,3 +687,74 @@ fn benchmark_killed_ten_times_ends_as_an_unkilled_run() {
         assert_eq!(sa[key], sb[key], "summary.{key}: {sa} vs {sb}");
     }
 }
+
+/// `serve` killed with SIGKILL while sessions are alive leaves their folders; the next start
+/// removes them, and a clean stop leaves nothing.
+#[test]
+fn a_killed_servers_session_folders_are_removed_by_the_next_start() {
+    use std::io::BufRead as _;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().expect("temp");
+    let start = || {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--access-log=off"])
+            .env("TMPDIR", tmp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("serve");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("stdout");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("first line");
+        let base = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        (child, base)
+    };
+    let (mut first, base) = start();
+    let own = tmp
+        .path()
+        .join(format!("llm-in-sandbox-pid-{}", first.id()));
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let r = client()
+            .post(format!("{base}/v1/sandboxes"))
+            .json(&json!({"files": {"kept.txt": "aGk="}}))
+            .send()
+            .await
+            .expect("create");
+        assert!(r.status().is_success(), "{}", r.status());
+    });
+    let sessions: Vec<_> = std::fs::read_dir(&own)
+        .map(|d| d.flatten().collect())
+        .unwrap_or_default();
+    assert!(
+        !sessions.is_empty(),
+        "no session folder under {}",
+        own.display()
+    );
+    first.kill().expect("SIGKILL");
+    first.wait().expect("wait");
+    assert!(own.exists(), "a killed server cannot clean up after itself");
+    let (mut second, _) = start();
+    assert!(
+        !own.exists(),
+        "{} is still there after a restart",
+        own.display()
+    );
+    let pid = libc::pid_t::try_from(second.id()).expect("pid");
+    // SAFETY: a plain kill(2) of the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = second.wait().expect("wait");
+    assert!(status.success(), "{status:?}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .expect("tmp")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
