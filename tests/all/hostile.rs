@@ -637,10 +637,10 @@ fn benchmark_killed_ten_times_ends_as_an_unkilled_run() {
     }
     assert!(kills >= 5, "only {kills} runs were still going when killed");
     let run_dir = run_dir_in(&killed).expect("the killed run's folder");
-    let o = crate::cli::run(&mut benchmark(&killed, Some(&run_dir)).stderr(Stdio::piped()));
+    let o = crate::cli::run(benchmark(&killed, Some(&run_dir)).stderr(Stdio::piped()));
     assert_eq!(o.status.code(), Some(0), "{}", crate::cli::text(&o.stderr));
     let clean = dir.path().join("clean");
-    let o = crate::cli::run(&mut benchmark(&clean, None).stderr(Stdio::piped()));
+    let o = crate::cli::run(benchmark(&clean, None).stderr(Stdio::piped()));
     assert_eq!(o.status.code(), Some(0), "{}", crate::cli::text(&o.stderr));
     let clean_dir = run_dir_in(&clean).expect("the clean run's folder");
 
