@@ -582,12 +582,12 @@ fn benchmark_killed_ten_times_ends_as_an_unkilled_run() {
                 r#"{"command": "echo 42 > /testbed/answer.txt"}"#,
             )])
         };
-        reply.delayed(Duration::from_millis(60))
+        reply.delayed(Duration::from_millis(250))
     }))
     .expect("fake model");
     let dir = tempfile::tempdir().expect("temp");
     let data = dir.path().join("d.jsonl");
-    const ROWS: usize = 30;
+    const ROWS: usize = 40;
     let rows: String = (1..=ROWS)
         .map(|i| {
             let truth = if i % 3 == 0 { "41" } else { "42" };
@@ -635,6 +635,9 @@ fn benchmark_killed_ten_times_ends_as_an_unkilled_run() {
         }
         let _ = child.wait();
     }
+    // Each row takes two 250 ms model calls: 40 rows on 2 workers are about 10 s of work,
+    // more than the ten attempts together run, so most attempts are cut mid-run.
+    eprintln!("kill loop: {kills} of 10 attempts killed mid-run, then resumed");
     assert!(kills >= 5, "only {kills} runs were still going when killed");
     let run_dir = run_dir_in(&killed).expect("the killed run's folder");
     let o = crate::cli::run(benchmark(&killed, Some(&run_dir)).stderr(Stdio::piped()));
