@@ -409,21 +409,9 @@ fn benchmark_reports_bad_rows_by_line_and_runs_the_rest() {
 #[test]
 fn benchmark_killed_with_sigkill_resumes_without_losing_or_repeating_rows() {
     use llm_in_sandbox::eval::report;
-    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
     use std::time::{Duration, Instant};
     // Every reply takes 150 ms, so 24 rows on 2 workers take about 4 seconds.
-    let server = FakeServer::start(Box::new(|req: &serde_json::Value| {
-        let reply = if req["messages"].to_string().contains("\"role\":\"tool\"") {
-            Reply::calls(&[("submit", "{}")])
-        } else {
-            Reply::calls(&[(
-                "execute_bash",
-                r#"{"command": "echo 42 > /testbed/answer.txt"}"#,
-            )])
-        };
-        reply.delayed(Duration::from_millis(150))
-    }))
-    .unwrap();
+    let server = crate::common::answering_model(Duration::from_millis(150));
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("d.jsonl");
     const ROWS: usize = 24;

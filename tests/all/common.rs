@@ -79,3 +79,21 @@ pub fn ok(r: &RunResult) -> String {
     assert_eq!(r.exit_code, 0, "{}", show(r));
     r.stdout_text()
 }
+
+/// A fake model that answers each task with one `execute_bash` writing `42` to
+/// `/testbed/answer.txt`, then `submit`; every reply after `delay`.
+pub fn answering_model(delay: std::time::Duration) -> llm_in_sandbox::llm::fake::FakeServer {
+    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
+    FakeServer::start(Box::new(move |req: &serde_json::Value| {
+        let reply = if req["messages"].to_string().contains("\"role\":\"tool\"") {
+            Reply::calls(&[("submit", "{}")])
+        } else {
+            Reply::calls(&[(
+                "execute_bash",
+                r#"{"command": "echo 42 > /testbed/answer.txt"}"#,
+            )])
+        };
+        reply.delayed(delay)
+    }))
+    .expect("fake model")
+}

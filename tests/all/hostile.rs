@@ -215,6 +215,27 @@ fn client() -> reqwest::Client {
         .expect("client")
 }
 
+/// POST `body` as JSON to `url`: the status and the answer (JSON, or the text as a string).
+async fn post_json(url: &str, body: serde_json::Value) -> (reqwest::StatusCode, serde_json::Value) {
+    let r = client()
+        .post(url)
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    let status = r.status();
+    let text = r.text().await.unwrap_or_default();
+    let v = serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text));
+    (status, v)
+}
+
+/// A new session on `base`: its id.
+async fn new_session(base: &str) -> String {
+    let (st, v) = post_json(&format!("{base}/v1/sandboxes"), json!({})).await;
+    assert!(st.is_success(), "{st}: {v}");
+    v["id"].as_str().expect("id").to_string()
+}
+
 async fn server() -> crate::serve::Running {
     crate::serve::start(llm_in_sandbox::serve::ServeConfig {
         access_log: false,
@@ -282,29 +303,19 @@ async fn deep_paths_from_clients_are_refused_and_the_server_goes_on() {
     let c = client();
     let deep = "d/".repeat(20_000) + "f";
     let data = base64::engine::general_purpose::STANDARD.encode(b"x");
-    let r = c
-        .post(format!("{}/run_code", srv.base))
-        .json(&json!({"code": "print(1)", "files": {deep.clone(): data.clone()}}))
-        .send()
-        .await
-        .expect("request");
-    let v: serde_json::Value = r.json().await.expect("json");
+    let (_, v) = post_json(
+        &format!("{}/run_code", srv.base),
+        json!({"code": "print(1)", "files": {deep.clone(): data.clone()}}),
+    )
+    .await;
     assert_ne!(v["status"], "Success", "{v}");
-    let r = c
-        .post(format!("{}/v1/sandboxes", srv.base))
-        .json(&json!({"files": {deep.clone(): data}}))
-        .send()
-        .await
-        .expect("request");
-    assert!(r.status().is_client_error(), "{}", r.status());
-    let r = c
-        .post(format!("{}/v1/sandboxes", srv.base))
-        .json(&json!({}))
-        .send()
-        .await
-        .expect("request");
-    let v: serde_json::Value = r.json().await.expect("json");
-    let id = v["id"].as_str().expect("id").to_string();
+    let (st, _) = post_json(
+        &format!("{}/v1/sandboxes", srv.base),
+        json!({"files": {deep.clone(): data}}),
+    )
+    .await;
+    assert!(st.is_client_error(), "{st}");
+    let id = new_session(&srv.base).await;
     let sb = format!("{}/v1/sandboxes/{id}", srv.base);
     let r = c
         .put(format!("{sb}/files?path={}", "d/".repeat(300) + "f"))
@@ -326,13 +337,11 @@ async fn deep_paths_from_clients_are_refused_and_the_server_goes_on() {
         .await
         .expect("request");
     assert!(r.status().is_client_error(), "{}", r.status());
-    let r = c
-        .post(format!("{}/run_code", srv.base))
-        .json(&json!({"code": "print(6 * 7)"}))
-        .send()
-        .await
-        .expect("request");
-    let v: serde_json::Value = r.json().await.expect("json");
+    let (_, v) = post_json(
+        &format!("{}/run_code", srv.base),
+        json!({"code": "print(6 * 7)"}),
+    )
+    .await;
     assert_eq!(v["run_result"]["stdout"], "42\n", "{v}");
 }
 
@@ -364,17 +373,8 @@ async fn hostile_bodies_and_headers_get_client_errors() {
         "../../etc".to_string(),
         "a/b".to_string(),
     ] {
-        let r = c
-            .post(format!("{}/v1/sandboxes", srv.base))
-            .json(&json!({"key": key}))
-            .send()
-            .await
-            .expect("request");
-        assert!(
-            r.status().is_success() || r.status().is_client_error(),
-            "{}",
-            r.status()
-        );
+        let (st, v) = post_json(&format!("{}/v1/sandboxes", srv.base), json!({"key": key})).await;
+        assert!(st.is_success() || st.is_client_error(), "{st}: {v}");
     }
     let r = c
         .get(format!("{}/healthz", srv.base))
@@ -390,14 +390,7 @@ async fn hostile_bodies_and_headers_get_client_errors() {
 async fn a_deleted_session_with_many_files_is_removed_off_the_request_path() {
     let srv = server().await;
     let c = client();
-    let r = c
-        .post(format!("{}/v1/sandboxes", srv.base))
-        .json(&json!({}))
-        .send()
-        .await
-        .expect("request");
-    let v: serde_json::Value = r.json().await.expect("json");
-    let id = v["id"].as_str().expect("id").to_string();
+    let id = new_session(&srv.base).await;
     let host = srv
         .server
         .sessions
@@ -407,13 +400,11 @@ async fn a_deleted_session_with_many_files_is_removed_off_the_request_path() {
         .workspace()
         .host_path()
         .to_path_buf();
-    let r = c
-        .post(format!("{}/v1/sandboxes/{id}/python", srv.base))
-        .json(&json!({"code": "import os\nfor i in range(20):\n    os.mkdir(f'd{i}')\n    for j in range(500): open(f'd{i}/{j}', 'w').close()\nprint('ok')"}))
-        .send()
-        .await
-        .expect("request");
-    let v: serde_json::Value = r.json().await.expect("json");
+    let (_, v) = post_json(
+        &format!("{}/v1/sandboxes/{id}/python", srv.base),
+        json!({"code": "import os\nfor i in range(20):\n    os.mkdir(f'd{i}')\n    for j in range(500): open(f'd{i}/{j}', 'w').close()\nprint('ok')"}),
+    )
+    .await;
     assert!(v.to_string().contains("ok"), "{v}");
     assert!(host.join("d19/499").exists());
     let r = c
@@ -461,22 +452,18 @@ async fn raw_server(response: String) -> (String, Arc<std::sync::atomic::AtomicU
 #[tokio::test]
 async fn episodes_call_only_allowed_model_endpoints_and_follow_no_redirect() {
     let srv = server().await;
-    let c = client();
     for url in [
         "http://10.0.0.1:8000/v1",
         "http://169.254.169.254/latest",
         "http://internal.example/v1",
     ] {
-        let r = c
-            .post(format!("{}/v1/episodes", srv.base))
-            .json(&json!({"problem_statement": "x", "llm": {"base_url": url, "model": "m"}, "max_steps": 1}))
-            .send()
-            .await
-            .expect("request");
-        let status = r.status();
-        let body = r.text().await.unwrap_or_default();
+        let (status, body) = post_json(
+            &format!("{}/v1/episodes", srv.base),
+            json!({"problem_statement": "x", "llm": {"base_url": url, "model": "m"}, "max_steps": 1}),
+        )
+        .await;
         assert_eq!(status, reqwest::StatusCode::FORBIDDEN, "{url}: {body}");
-        assert!(body.contains("--model-host"), "{body}");
+        assert!(body.to_string().contains("--model-host"), "{body}");
     }
     let (target, target_hits) =
         raw_server("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".into())
@@ -485,13 +472,11 @@ async fn episodes_call_only_allowed_model_endpoints_and_follow_no_redirect() {
         "HTTP/1.1 307 Temporary Redirect\r\nlocation: {target}/v1/chat/completions\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
     ))
     .await;
-    let r = c
-        .post(format!("{}/v1/episodes", srv.base))
-        .json(&json!({"problem_statement": "x", "llm": {"base_url": format!("{redirector}/v1"), "model": "m"}, "max_steps": 1}))
-        .send()
-        .await
-        .expect("request");
-    let _ = r.text().await;
+    let _ = post_json(
+        &format!("{}/v1/episodes", srv.base),
+        json!({"problem_statement": "x", "llm": {"base_url": format!("{redirector}/v1"), "model": "m"}, "max_steps": 1}),
+    )
+    .await;
     assert_eq!(
         target_hits.load(std::sync::atomic::Ordering::SeqCst),
         0,
@@ -538,15 +523,12 @@ async fn idle_and_slow_connections_do_not_starve_other_clients() {
         }
         slow
     });
-    let c = client();
     for _ in 0..5 {
-        let r = c
-            .post(format!("{}/run_code", srv.base))
-            .json(&json!({"code": "print(6 * 7)"}))
-            .send()
-            .await
-            .expect("a normal client gets through");
-        let v: serde_json::Value = r.json().await.expect("json");
+        let (_, v) = post_json(
+            &format!("{}/run_code", srv.base),
+            json!({"code": "print(6 * 7)"}),
+        )
+        .await;
         assert_eq!(v["run_result"]["stdout"], "42\n", "{v}");
     }
     // The idle connections were closed by the server (EOF), not left open.
@@ -570,21 +552,9 @@ async fn idle_and_slow_connections_do_not_starve_other_clients() {
 /// an unkilled run's.
 #[test]
 fn benchmark_killed_ten_times_ends_as_an_unkilled_run() {
-    use llm_in_sandbox::llm::fake::{FakeServer, Reply};
     use std::process::Stdio;
     use std::time::Duration;
-    let server = FakeServer::start(Box::new(|req: &serde_json::Value| {
-        let reply = if req["messages"].to_string().contains("\"role\":\"tool\"") {
-            Reply::calls(&[("submit", "{}")])
-        } else {
-            Reply::calls(&[(
-                "execute_bash",
-                r#"{"command": "echo 42 > /testbed/answer.txt"}"#,
-            )])
-        };
-        reply.delayed(Duration::from_millis(250))
-    }))
-    .expect("fake model");
+    let server = crate::common::answering_model(Duration::from_millis(250));
     let dir = tempfile::tempdir().expect("temp");
     let data = dir.path().join("d.jsonl");
     const ROWS: usize = 40;
