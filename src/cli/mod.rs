@@ -86,6 +86,19 @@ pub(crate) fn on_off(s: &str) -> Result<bool, String> {
     }
 }
 
+/// `on`, `off` or `auto` (`OnOffAuto(None)`: the caller decides).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OnOffAuto(pub(crate) Option<bool>);
+
+pub(crate) fn on_off_auto(s: &str) -> Result<OnOffAuto, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(OnOffAuto(None));
+    }
+    on_off(s)
+        .map(|b| OnOffAuto(Some(b)))
+        .map_err(|_| format!("expected on, off or auto, got {s:?}"))
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Download, verify and precompile the Python WASM runtime and make the preloaded snapshot

@@ -12,22 +12,28 @@ use llm_in_sandbox::agent::SandboxSettings;
 use llm_in_sandbox::serve::{ServeConfig, Server};
 use llm_in_sandbox::shell::NetworkPolicy;
 
-use super::{GlobalArgs, on_off};
+use super::{GlobalArgs, on_off, on_off_auto};
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
     /// Address to listen on. Port 0 picks a free port; the first stdout line says which
-    /// (`listening on http://ADDR`). Off loopback a token is required.
+    /// (`listening on http://ADDR`).
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     bind: SocketAddr,
-    /// Bearer token every request but /healthz must carry (`Authorization: Bearer T`).
+    /// Token every request but /healthz must carry, as `Authorization: Bearer T` or in the
+    /// URL (`http://:T@HOST:PORT`, for clients that cannot set headers). Without --token,
+    /// --token-file or --no-token, the server makes one and prints it on stderr.
     #[arg(
         long,
         env = "LLM_IN_SANDBOX_TOKEN",
-        conflicts_with = "token_file",
+        conflicts_with_all = ["token_file", "no_token"],
         hide_env_values = true
     )]
     token: Option<String>,
+    /// Serve without a token (loopback addresses only): any local user, and any program
+    /// running as one, can then run code in the sandboxes.
+    #[arg(long, conflicts_with = "token_file")]
+    no_token: bool,
     /// Model endpoints `/v1/episodes` may call besides loopback ones (`host` or `host:port`,
     /// repeat or comma-separate). Default: loopback endpoints only.
     #[arg(long, value_delimiter = ',', value_name = "HOST[:PORT],...")]
@@ -41,12 +47,14 @@ pub(crate) struct ServeArgs {
     /// Read the token from this file (first line).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// Live sessions at most (/v1/sandboxes); over it, 429 with Retry-After.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
-    max_sandboxes: usize,
-    /// Sandbox calls running at once at most (all endpoints); more wait for a slot.
-    #[arg(long, default_value_t = 256, value_name = "N")]
-    max_inflight: usize,
+    /// Live sessions at most (/v1/sandboxes); over it, 429 with Retry-After. Default: as many
+    /// as half the temporary folder's free disk holds at --disk-quota each (16 to 1000).
+    #[arg(long, value_name = "N")]
+    max_sandboxes: Option<usize>,
+    /// Sandbox calls running at once at most (all endpoints); more wait for a slot. Default:
+    /// as many as three quarters of the machine's memory holds at --memory each (2 to 256).
+    #[arg(long, value_name = "N")]
+    max_inflight: Option<usize>,
     /// Calls that may wait for a slot at once; more get 429 with Retry-After.
     #[arg(long, default_value_t = 4096, value_name = "N")]
     max_queued: usize,
@@ -94,9 +102,11 @@ pub(crate) struct SandboxArgs {
     /// Hosts sandboxes may reach (curl/wget, Python's urllib). Default: no network.
     #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
     allow_net: Vec<String>,
-    /// Whether `pip install` in a sandbox may fetch pure-Python packages through the host's pip.
-    #[arg(long, default_value = "on", value_parser = on_off, action = clap::ArgAction::Set, value_name = "on|off")]
-    pip: bool,
+    /// Whether `pip install` in a sandbox may fetch pure-Python packages through the host's
+    /// pip. `auto`: only when --allow-net names a host (a sandbox without network gets no
+    /// channel out through the package index either); the built-in packages are always there.
+    #[arg(long, default_value = "auto", value_parser = on_off_auto, value_name = "on|off|auto")]
+    pip: super::OnOffAuto,
 }
 
 impl SandboxArgs {
@@ -109,10 +119,113 @@ impl SandboxArgs {
             command_timeout: secs("timeout", self.timeout)?,
             memory_bytes: self.memory << 20,
             disk_quota: self.disk_quota.saturating_mul(1 << 20),
-            network: NetworkPolicy::allow(&self.allow_net)?.with_pip(self.pip),
+            network: NetworkPolicy::allow(&self.allow_net)?
+                .with_pip(self.pip.0.unwrap_or(!self.allow_net.is_empty())),
             ..SandboxSettings::default()
         })
     }
+}
+
+/// How many calls and sessions a server takes: given, or sized from the machine so that the
+/// limits multiplied out fit it (every call at its memory cap, every session at its disk
+/// quota).
+struct Sizes {
+    inflight: usize,
+    sandboxes: usize,
+}
+
+impl Sizes {
+    fn of(sandbox: &SandboxSettings, inflight: Option<usize>, sandboxes: Option<usize>) -> Sizes {
+        let (memory, disk) = (machine_memory(), free_disk(&std::env::temp_dir()));
+        let fit = |budget: Option<u64>, each: u64, low: usize, high: usize| {
+            budget.map_or(high, |b| {
+                usize::try_from(b / each.max(1)).map_or(high, |n| n.clamp(low, high))
+            })
+        };
+        let sizes = Sizes {
+            inflight: inflight
+                .unwrap_or_else(|| fit(memory.map(|m| m / 4 * 3), sandbox.memory_bytes, 2, 256))
+                .max(1),
+            sandboxes: sandboxes
+                .unwrap_or_else(|| fit(disk.map(|d| d / 2), sandbox.disk_quota, 16, 1000))
+                .max(1),
+        };
+        let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+        let calls = sizes.inflight as u64 * sandbox.memory_bytes;
+        let files = sizes.sandboxes as u64 * sandbox.disk_quota;
+        eprintln!(
+            "llm-in-sandbox serve: {} calls at once x {} MiB = {:.0} GiB of memory{}; {} \
+             sessions x {} MiB = {:.0} GiB of disk{} (--max-inflight, --memory, \
+             --max-sandboxes, --disk-quota)",
+            sizes.inflight,
+            sandbox.memory_bytes >> 20,
+            gib(calls),
+            memory.map_or(String::new(), |m| format!(
+                " (the machine has {:.0} GiB{})",
+                gib(m),
+                if calls > m {
+                    ", so the limit cannot hold"
+                } else {
+                    ""
+                }
+            )),
+            sizes.sandboxes,
+            sandbox.disk_quota >> 20,
+            gib(files),
+            disk.map_or(String::new(), |d| format!(
+                " ({:.0} GiB free in the temporary folder{})",
+                gib(d),
+                if files > d {
+                    ", so the quota cannot hold"
+                } else {
+                    ""
+                }
+            )),
+        );
+        sizes
+    }
+}
+
+/// The machine's physical memory in bytes, if the OS says.
+fn machine_memory() -> Option<u64> {
+    // SAFETY: sysinfo fills the struct it is given, nothing else.
+    let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; `info` is a valid, writable sysinfo.
+    if unsafe { libc::sysinfo(&raw mut info) } != 0 {
+        return None;
+    }
+    u64::from(info.totalram).checked_mul(u64::from(info.mem_unit))
+}
+
+/// The free bytes of the file system holding `dir`, if the OS says.
+fn free_disk(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs fills the struct it is given from a NUL-terminated path.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; `path` is NUL-terminated and `st` is valid and writable.
+    if unsafe { libc::statvfs(path.as_ptr(), &raw mut st) } != 0 {
+        return None;
+    }
+    u64::from(st.f_bavail).checked_mul(u64::from(st.f_frsize))
+}
+
+/// Where the server's token comes from.
+enum Token {
+    /// `--no-token`.
+    None,
+    /// `--token`, `--token-file` or `LLM_IN_SANDBOX_TOKEN`.
+    Given(String),
+    /// Made at start (none was given); printed on stderr.
+    Made(String),
+}
+
+/// A fresh token: 128 random bits as 32 hex digits.
+fn make_token() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("cannot make a token (the OS random source failed: {e})"))?;
+    Ok(hex::encode(bytes))
 }
 
 fn secs(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -123,7 +236,10 @@ fn secs(name: &str, v: f64) -> anyhow::Result<Duration> {
 }
 
 impl ServeArgs {
-    fn token(&self) -> anyhow::Result<Option<String>> {
+    fn token(&self) -> anyhow::Result<Token> {
+        if self.no_token {
+            return Ok(Token::None);
+        }
         if let Some(f) = &self.token_file {
             let text = std::fs::read_to_string(f)
                 .with_context(|| format!("cannot read the token file {}", f.display()))?;
@@ -131,27 +247,42 @@ impl ServeArgs {
             if t.is_empty() {
                 bail!("the token file {} is empty", f.display());
             }
-            return Ok(Some(t));
+            return Ok(Token::Given(t));
         }
-        Ok(self.token.clone().filter(|t| !t.trim().is_empty()))
+        match self.token.as_deref().map(str::trim) {
+            Some("") => bail!(
+                "--token (or LLM_IN_SANDBOX_TOKEN) is empty; pass --no-token to serve without one"
+            ),
+            Some(t) => Ok(Token::Given(t.to_string())),
+            None => Ok(Token::Made(make_token()?)),
+        }
     }
 
     /// The validated configuration.
-    pub(crate) fn config(&self) -> anyhow::Result<ServeConfig> {
-        let token = self.token()?;
-        if token.is_none() && !self.bind.ip().is_loopback() {
-            bail!(
+    /// The validated configuration, and whether its token was made here (to be printed).
+    pub(crate) fn config(&self) -> anyhow::Result<(ServeConfig, bool)> {
+        let mut made_token = false;
+        let token = match self.token()? {
+            Token::None if !self.bind.ip().is_loopback() => bail!(
                 "refusing to serve on {} without a token: anyone who reaches it could run code. \
-                 Pass --token T (or --token-file F, or LLM_IN_SANDBOX_TOKEN), or bind to 127.0.0.1",
+                 Drop --no-token (a token is then made and printed), pass --token T (or \
+                 --token-file F, or LLM_IN_SANDBOX_TOKEN), or bind to 127.0.0.1",
                 self.bind
-            );
-        }
+            ),
+            Token::None => None,
+            Token::Given(t) => Some(t),
+            Token::Made(t) => {
+                made_token = true;
+                Some(t)
+            }
+        };
         let sandbox = self.sandbox.settings()?;
-        Ok(ServeConfig {
+        let sizes = Sizes::of(&sandbox, self.max_inflight, self.max_sandboxes);
+        let config = ServeConfig {
             token,
             sandbox,
-            max_sandboxes: self.max_sandboxes.max(1),
-            max_inflight: self.max_inflight.max(1),
+            max_sandboxes: sizes.sandboxes,
+            max_inflight: sizes.inflight,
             max_queued: self.max_queued,
             queue_wait: Duration::try_from_secs_f64(self.queue_wait)
                 .context("--queue-wait must be a number of seconds, 0 or more")?,
@@ -176,7 +307,8 @@ impl ServeArgs {
                 .collect(),
             // Read from the reference's package once the runtime is loaded.
             episode_tools: None,
-        })
+        };
+        Ok((config, made_token))
     }
 }
 
@@ -218,7 +350,7 @@ pub(crate) fn claim_temp_folders() -> anyhow::Result<()> {
 }
 
 pub(crate) fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let mut config = args.config()?;
+    let (mut config, made_token) = args.config()?;
     claim_temp_folders()?;
     let runtime = global.load_runtime_for(config.max_inflight)?;
     let rt = super::tokio_runtime()?;
@@ -234,6 +366,15 @@ pub(crate) fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCo
         let addr = listener
             .local_addr()
             .context("cannot read the bound address")?;
+        if made_token && let Some(t) = &config.token {
+            eprintln!(
+                "llm-in-sandbox serve: this server's token is {t}\n  \
+                 clients send `Authorization: Bearer {t}`, or carry it in the URL: \
+                 http://:{t}@{addr}\n  \
+                 (the Python client reads LLM_IN_SANDBOX_TOKEN; --token T picks the token, \
+                 --no-token serves without one, loopback only)"
+            );
+        }
         let server = Server::new(runtime, config);
         let shutdown = shutdown_signal();
         {

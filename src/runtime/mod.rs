@@ -10,9 +10,11 @@ mod io;
 pub mod layout;
 mod limits;
 pub mod net;
+mod open_files;
 mod preload;
 pub mod procs;
 mod quota;
+pub use open_files::{PER_CALL as MAX_OPEN_FILES_PER_CALL, open_now as guest_open_files};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -216,6 +218,8 @@ struct GuestState {
     processes: Option<Arc<dyn procs::GuestProcesses>>,
     /// When the call's deadline passes: a request through the door may not outlive it.
     deadline: Instant,
+    /// The files the guest holds open (bounded: [`open_files`]).
+    open_files: open_files::OpenFiles,
 }
 
 /// Engine settings that are baked into compiled code; part of the cache key.
@@ -874,6 +878,7 @@ impl Runtime {
             network: req.network.clone(),
             processes: req.processes.clone(),
             deadline: Instant::now() + limits.timeout,
+            open_files: open_files::OpenFiles::default(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);

@@ -458,7 +458,7 @@ fn read_u64(memory: &wiggle::GuestMemory<'_>, at: i32) -> u64 {
 /// The guest's WASI context and memory for calling wasmtime-wasi's own implementation from a
 /// shadowing function, with the host-call fuel set as wiggle's wrapper sets it (without it the
 /// copy limit is 0 and large writes fail with ENOMEM).
-fn wasi_and_memory<'a>(
+pub(super) fn wasi_and_memory<'a>(
     caller: &'a mut Caller<'_, GuestState>,
 ) -> wasmtime::Result<(
     &'a mut wasmtime_wasi::p1::WasiP1Ctx,
@@ -484,6 +484,7 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
     guard_fd_write(linker)?;
     guard_fd_pwrite(linker)?;
     guard_path_open(linker)?;
+    super::open_files::guard_closes(linker)?;
     guard_new_entries(linker)?;
     guard_sizes(linker)?;
     linker.allow_shadowing(false);
@@ -710,6 +711,10 @@ fn guard_path_open(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
             i32,
         )| {
             Box::new(async move {
+                // An open file is a host descriptor: bounded per call and per process.
+                if let Err(errno) = super::open_files::before_open(&mut caller) {
+                    return Ok(errno);
+                }
                 let quota = caller.data().quota.clone();
                 let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
                 // A file that does not exist yet takes a file slot before it is created.
@@ -753,6 +758,7 @@ fn guard_path_open(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
                 if let Some(q) = charged.filter(|_| errno != 0) {
                     q.release(0, 1);
                 }
+                super::open_files::after_open(&mut caller, errno);
                 Ok(errno)
             })
         },

@@ -1,7 +1,10 @@
-//! Python's network: the host side of the guest's `urllib`/`http.client` requests. Every
-//! request is checked against the sandbox's [`NetworkPolicy`] (the same object the shell's
-//! curl/wget obey) and made by the host's own client (rustls), never following a redirect
-//! itself: a 3xx goes back to the guest, whose library asks again, so each hop is checked.
+//! The sandbox's network: the host side of the guest's `urllib`/`http.client` requests and of
+//! the shell's `curl`/`wget` ([`ShellTransport`]). Every request is checked against the
+//! sandbox's [`NetworkPolicy`] and made by the host's own client (rustls), never following a
+//! redirect itself: a 3xx goes back to the guest, whose library asks again, so each hop is
+//! checked. A name resolves to public addresses only, unless the allow-list names it as a
+//! loopback name (`localhost`); a loopback or private address is reached only when the
+//! allow-list names that address itself.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -87,17 +90,23 @@ pub(super) struct HttpDoor {
 /// A `Refused` error's marker: the resolver found only addresses the policy does not reach.
 const NOT_PUBLIC: &str = "resolves only to loopback or private addresses";
 
-/// Resolves names to their public addresses only (used unless the policy names a loopback or
-/// private address), so an allowed name cannot be pointed at the host's own network.
-struct PublicOnly;
+/// Resolves a name to its public addresses only, so an allowed name cannot be pointed at the
+/// host's own network, unless the allow-list names it as a loopback name (`localhost`,
+/// `*.localhost`): then it resolves as the host resolves it. Each name is judged on its own:
+/// naming `127.0.0.1:8080` or `localhost` lifts the filter for nothing else. (An IP literal
+/// is never resolved; the policy reaches it only when an entry names it.)
+struct PublicOnly {
+    loopback_names: Arc<[String]>,
+}
 
 impl Resolve for PublicOnly {
     fn resolve(&self, name: Name) -> Resolving {
-        let host = name.as_str().to_string();
+        let host = name.as_str().to_ascii_lowercase();
+        let any = self.loopback_names.contains(&host);
         Box::pin(async move {
             let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
                 .await?
-                .filter(|a| is_public(&a.ip()))
+                .filter(|a| any || is_public(&a.ip()))
                 .collect();
             if found.is_empty() {
                 return Err(
@@ -146,23 +155,19 @@ impl HttpDoor {
     async fn client(&self) -> Result<&reqwest::Client, HttpRefusal> {
         self.client
             .get_or_try_init(|| async {
-                let (roots, public_only) = (
-                    self.settings.roots.clone(),
-                    !self.policy.names_private_address(),
-                );
+                let roots = self.settings.roots.clone();
+                let loopback_names: Arc<[String]> = self.policy.loopback_names().into();
                 let made = tokio::task::spawn_blocking(move || {
                     let _ = rustls::crypto::ring::default_provider().install_default();
-                    let mut b = reqwest::Client::builder()
+                    reqwest::Client::builder()
                         .redirect(reqwest::redirect::Policy::none())
                         .no_proxy()
                         .referer(false)
                         .connect_timeout(Duration::from_secs(15))
                         .pool_max_idle_per_host(4)
-                        .tls_certs_merge(roots);
-                    if public_only {
-                        b = b.dns_resolver(PublicOnly);
-                    }
-                    b.build()
+                        .tls_certs_merge(roots)
+                        .dns_resolver(PublicOnly { loopback_names })
+                        .build()
                 })
                 .await;
                 match made {
@@ -293,6 +298,59 @@ impl GuestNetwork for HttpDoor {
 
     fn max_request_bytes(&self) -> usize {
         self.settings.max_request_bytes
+    }
+}
+
+/// The shell's `curl` and `wget` through the same door as Python: one policy check, one
+/// resolver, one client per sandbox. bashkit's own allow-list still runs first; its private
+/// address filter is off, as this door filters per name.
+pub(crate) struct ShellTransport(pub(super) Arc<HttpDoor>);
+
+#[async_trait::async_trait]
+impl bashkit::HttpTransport for ShellTransport {
+    async fn execute(
+        &self,
+        request: bashkit::HttpTransportRequest,
+    ) -> Result<bashkit::HttpResponse, bashkit::HttpTransportError> {
+        use bashkit::HttpTransportError as E;
+        let cap = request.max_response_bytes;
+        let answer = self
+            .0
+            .exchange(HttpRequest {
+                method: request.method.as_str().to_string(),
+                url: request.url,
+                headers: request
+                    .headers
+                    .into_iter()
+                    .map(|(k, v)| (k, v.into_bytes()))
+                    .collect(),
+                body: request.body.unwrap_or_default(),
+                timeout: request.timeout,
+            })
+            .await
+            .map_err(|refusal| match refusal {
+                HttpRefusal::Denied(why) => E::Denied(why),
+                HttpRefusal::Timeout(_) => E::Timeout,
+                HttpRefusal::TooLarge(why) => E::TooLarge(why),
+                HttpRefusal::Refused(why)
+                | HttpRefusal::BadRequest(why)
+                | HttpRefusal::Failed(why) => E::Transport(why),
+            })?;
+        if answer.body.len() > cap {
+            return Err(E::TooLarge(format!(
+                "{} bytes, over the cap of {cap}",
+                answer.body.len()
+            )));
+        }
+        Ok(bashkit::HttpResponse {
+            status: answer.status,
+            headers: answer
+                .headers
+                .into_iter()
+                .map(|(k, v)| (k, String::from_utf8_lossy(&v).into_owned()))
+                .collect(),
+            body: answer.body,
+        })
     }
 }
 

@@ -215,6 +215,12 @@ impl Sandbox {
         &self.network
     }
 
+    /// The way out for the shell's `curl`/`wget`: the same door, policy and resolver as
+    /// Python's requests.
+    pub fn shell_transport(&self) -> Arc<dyn bashkit::HttpTransport> {
+        Arc::new(http::ShellTransport(self.door.clone()))
+    }
+
     /// What `pip install` put into this sandbox so far (its own site directory).
     pub fn installed(&self) -> Vec<crate::packages::Locked> {
         self.installed

@@ -83,24 +83,26 @@ impl NetworkPolicy {
         self.hosts.is_empty()
     }
 
-    /// Whether an entry names a loopback or private address: reaching those is allowed only
-    /// when the operator named them explicitly.
-    pub fn names_private_address(&self) -> bool {
-        self.hosts.iter().any(|h| {
-            let host = h.split(':').next().unwrap_or(h);
-            host == "localhost"
-                || host
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| !is_public(&ip))
-        })
+    /// The entries that are loopback names (`localhost`, `*.localhost`), without port: only
+    /// these may resolve to loopback or private addresses. Every other name resolves to its
+    /// public addresses only; an IP literal is reached only when an entry names it.
+    pub fn loopback_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .hosts
+            .iter()
+            .map(|h| h.split(':').next().unwrap_or(h).to_string())
+            .filter(|h| h == "localhost" || h.ends_with(".localhost"))
+            .collect();
+        names.dedup();
+        names
     }
 
     /// Whether a request to `url` is allowed: scheme `http` or `https`, and the host with the
     /// URL's port (or the scheme's default) named by an entry: `host` allows ports 80 (http)
     /// and 443 (https), `host:port` that port on either scheme. The same rule as the shell's
     /// `curl`/`wget`. Names are matched as written, never resolved here; a name that resolves
-    /// to a loopback or private address is refused when connecting unless the policy names
-    /// such an address ([`NetworkPolicy::names_private_address`]).
+    /// to a loopback or private address is refused when connecting unless it is a loopback
+    /// name ([`NetworkPolicy::loopback_names`]).
     ///
     /// # Errors
     /// [`NetworkDenied`], whose text names the host and what the policy allows.
@@ -251,7 +253,7 @@ mod tests {
                 .allow(format!("http://{h}"))
                 .allow(format!("https://{h}"));
         }
-        let list = list.block_private_ips(!policy.names_private_address());
+        let list = list.block_private_ips(false);
         for u in [
             "http://example.org/",
             "https://example.org/a",

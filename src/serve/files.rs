@@ -374,7 +374,10 @@ pub fn untar(sb: &Sandbox, path: &GuestPath, data: &[u8]) -> Result<Extracted, A
                     .ok_or_else(|| bad(format!("symlink {} has no target", raw.display())))?
                     .into_owned();
                 let parent = target.rel.parent().unwrap_or(Path::new(""));
-                if link.is_absolute() || clean(&parent.join(&link)).is_none() {
+                if link.is_absolute()
+                    || clean(&parent.join(&link)).is_none()
+                    || crate::fsutil::climbs_through_a_link(dir, &target.rel, &link)
+                {
                     return Err(bad(format!(
                         "symlink {} -> {} leaves the sandbox",
                         raw.display(),

@@ -409,18 +409,35 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     diff == 0
 }
 
+/// Whether a request carries the token: `Authorization: Bearer T`, or `Basic` with T as the
+/// password (what HTTP clients send for a URL such as `http://:T@host:port`, which lets
+/// clients that cannot set headers, such as the `sandbox-fusion` package, carry it).
 fn authorized(token: &str, headers: &HeaderMap) -> bool {
     let Some(v) = headers.get(header::AUTHORIZATION) else {
         return false;
     };
-    let v = v.as_bytes();
-    let Some(given) = v
-        .strip_prefix(b"Bearer ")
-        .or_else(|| v.strip_prefix(b"bearer "))
-    else {
+    if token.is_empty() {
+        return false;
+    }
+    let v = v.as_bytes().trim_ascii();
+    let Some(space) = v.iter().position(|b| *b == b' ') else {
         return false;
     };
-    same(given.trim_ascii(), token.as_bytes())
+    let (scheme, given) = (&v[..space], v[space + 1..].trim_ascii());
+    if scheme.eq_ignore_ascii_case(b"bearer") {
+        return same(given, token.as_bytes());
+    }
+    if scheme.eq_ignore_ascii_case(b"basic") {
+        use base64::Engine as _;
+        let Ok(pair) = base64::engine::general_purpose::STANDARD.decode(given) else {
+            return false;
+        };
+        let Some(colon) = pair.iter().position(|b| *b == b':') else {
+            return false;
+        };
+        return same(&pair[colon + 1..], token.as_bytes());
+    }
+    false
 }
 
 /// Whether a request's `Host` (or HTTP/2 `:authority`) names this machine's loopback: a web
@@ -515,10 +532,27 @@ mod tests {
             "Bearer secrets",
             "Bearer ",
             "Basic secret",
+            // base64 of "secret" (no colon), ":secre", "secret:" and ":secret2"
+            "Basic c2VjcmV0",
+            "Basic OnNlY3Jl",
+            "Basic c2VjcmV0Og==",
+            "Basic OnNlY3JldDI=",
+            "Basic !!!",
             "secret",
         ] {
             h.insert(header::AUTHORIZATION, wrong.parse().unwrap());
             assert!(!authorized("secret", &h), "{wrong}");
         }
+        // base64 of ":secret" and "anyone:secret": the URL form http://:secret@host.
+        for right in [
+            "Basic OnNlY3JldA==",
+            "basic YW55b25lOnNlY3JldA==",
+            "BEARER secret",
+        ] {
+            h.insert(header::AUTHORIZATION, right.parse().unwrap());
+            assert!(authorized("secret", &h), "{right}");
+        }
+        h.insert(header::AUTHORIZATION, "Bearer ".parse().unwrap());
+        assert!(!authorized("", &h), "an empty token lets nobody in");
     }
 }

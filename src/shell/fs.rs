@@ -256,7 +256,9 @@ impl FsBackend for CapFs {
     }
 
     async fn symlink(&self, target: &Path, link: &Path) -> bashkit::Result<()> {
-        if resolve_within(link, target).is_none() {
+        if resolve_within(link, target).is_none()
+            || crate::fsutil::climbs_through_a_link(&self.dir, &rel(link), target)
+        {
             return Err(denied(format!(
                 "refusing a symbolic link to {} (links must stay inside the sandbox directory)",
                 target.display()

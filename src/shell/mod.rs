@@ -50,8 +50,9 @@ fn allowlist(policy: &NetworkPolicy) -> NetworkAllowlist {
             .allow(format!("http://{h}"))
             .allow(format!("https://{h}"));
     }
-    // Naming a loopback or private address is the operator's explicit choice.
-    list.block_private_ips(!policy.names_private_address())
+    // Addresses are filtered per name by the sandbox's door, which carries every request
+    // (`Sandbox::shell_transport`).
+    list.block_private_ips(false)
 }
 
 /// Settings of one shell. Defaults match the reference system where it has one. The disk quota
@@ -225,7 +226,8 @@ impl Shell {
             .cwd(GUEST_WORKSPACE)
             .limits(limits)
             .session_limits(SessionLimits::unlimited())
-            .network(allowlist(sandbox.network()));
+            .network(allowlist(sandbox.network()))
+            .http_transport(sandbox.shell_transport());
         for (k, v) in sandbox.env() {
             b = b.env(k, v);
         }

@@ -670,7 +670,13 @@ fn a_killed_servers_session_folders_are_removed_by_the_next_start() {
     let tmp = tempfile::tempdir().expect("temp");
     let start = || {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
-            .args(["serve", "--bind", "127.0.0.1:0", "--access-log=off"])
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--no-token",
+                "--access-log=off",
+            ])
             .env("TMPDIR", tmp.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -730,4 +736,191 @@ fn a_killed_servers_session_folders_are_removed_by_the_next_start() {
         .map(|e| e.file_name())
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// The process's peak resident memory (VmHWM) and current (VmRSS), bytes.
+fn rss() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kb| kb << 10)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+/// 64 sandboxes at once, each past every limit: memory (256 MiB in 4 MiB pieces under a
+/// 224 MiB cap),
+/// open files (a loop of opens), disk (16 MB under an 8 MiB quota) and subshell recursion.
+/// Each gets its own clear error; a sandbox beside them keeps answering; the host can still
+/// open files; and the process's resident memory grows by less than the limits promise
+/// (64 x 224 MiB). Prints the figures.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixty_four_sandboxes_past_every_limit_at_once() {
+    use llm_in_sandbox::runtime::Limits;
+    const N: usize = 64;
+    // The snapshot's linear memory alone is about 146 MiB: the cap leaves some 78 MiB to fill.
+    const MEMORY: u64 = 224 << 20;
+    let _ = crate::common::runtime();
+    let (_, rss_before) = rss();
+    let script = r#"python3 -c "
+chunks = []
+while len(chunks) < 64:
+    chunks.append(b'x' * (4 << 20))
+print('allocated')
+"; echo "memory rc=$?"
+python3 -c "
+keep = open('/tmp/held', 'w')
+files = []
+try:
+    while len(files) < 100000:
+        files.append(open('/tmp/held', 'rb', buffering=0))
+    print('files unbounded')
+except OSError as e:
+    print('files', len(files), e.strerror)
+"
+python3 -c "
+f = open('/testbed/big', 'wb')
+for _ in range(16):
+    f.write(b'x' * (1 << 20))
+print('wrote 16 MiB')
+"; echo "disk rc=$?"
+f() { ( f ); }; f
+"#;
+    let started = std::time::Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..N {
+        tasks.push(tokio::spawn(async move {
+            let sb = sandbox_in(|b| {
+                b.limits(Limits {
+                    memory_bytes: MEMORY,
+                    timeout: std::time::Duration::from_secs(60),
+                    ..Limits::default()
+                })
+                .disk_quota(8 << 20)
+            });
+            let mut shell = Shell::new(
+                Arc::new(sb),
+                ShellSettings {
+                    timeout: std::time::Duration::from_secs(60),
+                    ..ShellSettings::default()
+                },
+            )
+            .expect("shell");
+            shell.exec(script).await
+        }));
+    }
+    // A sandbox beside them keeps answering while they run.
+    let mut beside = 0;
+    while tasks.iter().any(|t| !t.is_finished()) && beside < 20 {
+        let r = py(&sandbox_in(|b| b), &["-c", "print(6 * 7)"]).await;
+        assert_eq!(String::from_utf8_lossy(&r.stdout), "42\n", "{r:?}");
+        beside += 1;
+    }
+    let mut outcomes = Vec::new();
+    for t in tasks {
+        outcomes.push(t.await.expect("task").expect("shell"));
+    }
+    let (peak, rss_after) = rss();
+    for r in &outcomes {
+        let out = both(r);
+        assert!(!out.contains("allocated"), "{out}");
+        assert!(out.contains("MemoryError"), "{out}");
+        assert!(out.contains("memory rc=1"), "{out}");
+        // EMFILE, as the guest's C library words it.
+        assert!(out.contains("No file descriptors available"), "{out}");
+        assert!(!out.contains("files unbounded"), "{out}");
+        assert!(
+            !out.contains("wrote 16 MiB") && !out.contains("disk rc=0"),
+            "{out}"
+        );
+        // The shell's own bound on nesting ends the script with its error.
+        assert!(out.contains("maximum function depth exceeded"), "{out}");
+    }
+    // Their files were given back: a new call opens a thousand.
+    let r = py(
+        &sandbox_in(|b| b),
+        &[
+            "-c",
+            "open('/tmp/h', 'w').close(); fs = [open('/tmp/h') for _ in range(1000)]; print(len(fs))",
+        ],
+    )
+    .await;
+    assert_eq!(String::from_utf8_lossy(&r.stdout), "1000\n", "{r:?}");
+    // The host can still open files.
+    let _f = std::fs::File::open("/proc/self/status").expect("the host can open files");
+    let promised = N as u64 * MEMORY;
+    let grew = peak.saturating_sub(rss_before);
+    eprintln!(
+        "64 sandboxes past every limit: {:.1} s; resident before {} MiB, peak {} MiB (+{} MiB; \
+         the limits promise at most {} MiB), after {} MiB; {beside} calls answered beside them",
+        started.elapsed().as_secs_f64(),
+        rss_before >> 20,
+        peak >> 20,
+        grew >> 20,
+        promised >> 20,
+        rss_after >> 20
+    );
+    assert!(
+        grew < promised,
+        "resident memory grew by {} MiB, more than 64 calls at their cap ({} MiB)",
+        grew >> 20,
+        promised >> 20
+    );
+}
+
+/// A link made through a linked folder, whose target reads as inside but climbs out from the
+/// folder the link really lands in, is refused by the shell's `ln -s` and by Python's
+/// `os.symlink` alike; a plain climbing link over real folders is still made.
+#[tokio::test]
+async fn links_made_through_linked_folders_cannot_climb_out() {
+    let sb = sandbox_in(|b| b);
+    let host = sb.workspace().host_path().to_path_buf();
+    let mut shell = shell_over(sb);
+    let r = bash(
+        &mut shell,
+        "mkdir -p /testbed/x/y && ln -s .. /testbed/x/y/up && echo made-up; \
+         ln -s ../../../x /testbed/x/y/up/l; echo rc=$?; \
+         ln -s ../../x /testbed/x/y/fine && echo made-fine; \
+         python3 -c \"import os
+try:
+    os.symlink('../../../x', '/testbed/x/y/up/p'); print('python made it')
+except OSError as e:
+    print('python refused', e.strerror)\"",
+    )
+    .await;
+    let out = both(&r);
+    assert!(
+        out.contains("made-up") && out.contains("made-fine"),
+        "{out}"
+    );
+    assert!(!out.contains("rc=0"), "{out}");
+    assert!(out.contains("refusing a symbolic link"), "{out}");
+    assert!(out.contains("python refused"), "{out}");
+    // On the host: no link in the workspace points above it.
+    let mut escaping = Vec::new();
+    llm_in_sandbox::fsutil::walk(&host, &mut |p, _| {
+        if let Ok(t) = std::fs::read_link(p) {
+            let resolved = p.parent().unwrap_or(&host).join(&t);
+            let mut depth = 0i32;
+            for c in resolved
+                .strip_prefix(&host)
+                .map(|r| r.components().collect::<Vec<_>>())
+                .unwrap_or_default()
+            {
+                match c {
+                    std::path::Component::ParentDir => depth -= 1,
+                    std::path::Component::Normal(_) => depth += 1,
+                    _ => {}
+                }
+                if depth < 0 {
+                    escaping.push(p.to_path_buf());
+                    break;
+                }
+            }
+        }
+    });
+    assert!(escaping.is_empty(), "{escaping:?}");
 }

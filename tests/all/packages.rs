@@ -775,3 +775,69 @@ async fn a_task_folders_requirements_are_installed_into_each_episode() {
         .expect_err("an option must be refused");
     assert!(err.to_string().contains("requirements.txt"), "{err}");
 }
+
+/// `serve` (and `mcp`) turn pip off for sandboxes without network unless `--pip on` asks for
+/// it: a guest with no host allowed gets no channel out through the package index either.
+#[test]
+fn serve_turns_pip_off_without_network_unless_asked() {
+    let index = Index::start(&[Wheel::pure("lisserve", "1.0", "X = 1\n")]);
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let install = |extra: &[&str]| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--no-token",
+                "--access-log=off",
+            ])
+            .args(extra)
+            .env("LLM_IN_SANDBOX_CACHE", cache_root())
+            .env("LLM_IN_SANDBOX_PIP_INDEX_URL", &index.url)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let base = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        let v: serde_json::Value = rt.block_on(async {
+            reqwest::Client::builder()
+                .no_proxy()
+                .build()
+                .unwrap()
+                .post(format!("{base}/run_code"))
+                .json(&serde_json::json!({
+                    "language": "bash",
+                    "code": "pip install lisserve && python3 -c 'import lisserve; print(lisserve.X)'",
+                }))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap()
+        });
+        let _ = child.kill();
+        let _ = child.wait();
+        v
+    };
+    let off = install(&[]);
+    let stderr = off["run_result"]["stderr"].as_str().unwrap_or_default();
+    assert!(stderr.contains("pip install is off"), "{off}");
+    assert!(index.requests().is_empty(), "{:?}", index.requests());
+    let on = install(&["--pip", "on"]);
+    let stdout = on["run_result"]["stdout"].as_str().unwrap_or_default();
+    assert!(
+        stdout.contains("Successfully installed lisserve-1.0") && stdout.ends_with("\n1\n"),
+        "{on}"
+    );
+    assert!(!index.requests().is_empty());
+}

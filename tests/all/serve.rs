@@ -999,7 +999,14 @@ async fn sigterm_finishes_the_call_in_flight_then_exits() {
     use std::io::BufRead as _;
     let _ = common::runtime();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
-        .args(["serve", "--bind", "127.0.0.1:0", "--grace", "30"])
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--no-token",
+            "--grace",
+            "30",
+        ])
         .arg("--access-log=off")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -1052,11 +1059,11 @@ async fn sigterm_finishes_the_call_in_flight_then_exits() {
     assert!(c.get(format!("{base}/healthz")).send().await.is_err());
 }
 
-/// Off loopback the binary refuses to start without a token, and says how to give one.
+/// Off loopback the binary refuses `--no-token`, and says how to give one.
 #[test]
 fn off_loopback_needs_a_token() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
-        .args(["serve", "--bind", "0.0.0.0:0"])
+        .args(["serve", "--bind", "0.0.0.0:0", "--no-token"])
         .env_remove("LLM_IN_SANDBOX_TOKEN")
         .output()
         .unwrap();
@@ -1064,6 +1071,79 @@ fn off_loopback_needs_a_token() {
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("--token"), "{err}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"));
+}
+
+/// Given no token, even on loopback, the server makes one and prints it on stderr: a request
+/// without it gets 401, with it as a bearer token or as the URL's password 200. /healthz stays
+/// open.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_given_no_token_makes_one_and_prints_it() {
+    use std::io::BufRead as _;
+    let _ = common::runtime();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--access-log=off"])
+        .env_remove("LLM_IN_SANDBOX_TOKEN")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let token = loop {
+        let mut l = String::new();
+        if stderr.read_line(&mut l).unwrap() == 0 {
+            panic!("no token on stderr: {said}");
+        }
+        said.push_str(&l);
+        if let Some(rest) = l.split("token is ").nth(1) {
+            let mut next = String::new();
+            stderr.read_line(&mut next).unwrap();
+            said.push_str(&next);
+            break rest.trim().to_string();
+        }
+    };
+    assert_eq!(token.len(), 32, "{said}");
+    assert!(said.contains(&format!("http://:{token}@")), "{said}");
+    let c = http();
+    let code = json!({"code": "print(2+3)", "language": "python"});
+    let plain = c
+        .post(format!("{base}/run_code"))
+        .json(&code)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(plain.status(), StatusCode::UNAUTHORIZED);
+    let bearer = c
+        .post(format!("{base}/run_code"))
+        .bearer_auth(&token)
+        .json(&code)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bearer.status(), StatusCode::OK);
+    let in_url = base.replacen("http://", &format!("http://:{token}@"), 1);
+    let basic = c
+        .post(format!("{in_url}/run_code"))
+        .json(&code)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(basic.status(), StatusCode::OK);
+    let v: serde_json::Value = basic.json().await.unwrap();
+    assert_eq!(v["run_result"]["stdout"], "5\n", "{v}");
+    let health = c.get(format!("{base}/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// A client that stops waiting for an `exec` (its HTTP timeout) does not break the session:

@@ -422,3 +422,71 @@ async fn allow_listed_hosts_are_reachable_and_others_are_not() {
     assert!(!r.stdout.contains("must not be seen"), "{}", show(&r));
     assert!(NetworkPolicy::allow(&["http://x/y"]).is_err());
 }
+
+/// The machine's own host name (from `gethostname`), when it resolves to loopback or private
+/// addresses only, as it does in containers and VMs (`/etc/hosts`).
+fn private_host_name() -> Option<String> {
+    use std::net::ToSocketAddrs as _;
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } != 0 {
+        return None;
+    }
+    let end = buf.iter().position(|b| *b == 0)?;
+    let name = String::from_utf8(buf[..end].to_vec()).ok()?.to_lowercase();
+    let addrs: Vec<_> = (name.as_str(), 80).to_socket_addrs().ok()?.collect();
+    let private = |ip: std::net::IpAddr| match ip {
+        std::net::IpAddr::V4(v4) => v4.is_loopback() || v4.is_private() || v4.is_link_local(),
+        std::net::IpAddr::V6(v6) => v6.is_loopback() || (v6.segments()[0] & 0xfe00) == 0xfc00,
+    };
+    (!addrs.is_empty() && addrs.iter().all(|a| private(a.ip())) && name != "localhost")
+        .then_some(name)
+}
+
+/// Naming one private address (or `localhost`) in the allow-list reaches that address and
+/// lifts the private-address filter for no other name: an allowed name that resolves to the
+/// host's own network is refused, for curl and Python alike.
+#[tokio::test]
+async fn naming_a_private_address_lifts_the_filter_for_no_other_name() {
+    let Some(name) = private_host_name() else {
+        eprintln!("SKIPPED: this machine's host name does not resolve to private addresses only");
+        return;
+    };
+    let port = serve("from loopback\n");
+    let sb = Arc::new(sandbox_in(|b| {
+        b.network(
+            NetworkPolicy::allow(&[
+                format!("127.0.0.1:{port}"),
+                format!("localhost:{port}"),
+                format!("{name}:{port}"),
+            ])
+            .unwrap(),
+        )
+    }));
+    let mut sh = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
+    for host in ["127.0.0.1", "localhost"] {
+        let r = sh
+            .exec(&format!("curl -s http://{host}:{port}/x"))
+            .await
+            .unwrap();
+        assert_eq!(r.stdout, "from loopback\n", "{host}: {}", show(&r));
+    }
+    let r = sh
+        .exec(&format!("curl -sS http://{name}:{port}/x; echo rc=$?"))
+        .await
+        .unwrap();
+    assert!(!r.stdout.contains("from loopback"), "{}", show(&r));
+    assert!(
+        r.stderr.contains("loopback or private addresses"),
+        "{}",
+        show(&r)
+    );
+    let code = format!(
+        "import urllib.request\ntry:\n    urllib.request.urlopen('http://{name}:{port}/x', timeout=10)\n    print('reached')\nexcept OSError as e:\n    print('refused', e)\n"
+    );
+    let out = crate::common::ok(&crate::common::py(&sb, &["-c", &code]).await);
+    assert!(
+        out.starts_with("refused") && out.contains("loopback or private addresses"),
+        "{out}"
+    );
+}

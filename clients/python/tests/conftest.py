@@ -81,7 +81,10 @@ class Server:
         self.name = name
         self.token = token
         binary = require_binary()
-        self.cmd = [str(binary), "serve", "--bind", "127.0.0.1:0", *args]
+        # Without a token of its own, a test server runs with --no-token (the server would
+        # otherwise make one and print it).
+        no_token = [] if token is not None else ["--no-token"]
+        self.cmd = [str(binary), "serve", "--bind", "127.0.0.1:0", *no_token, *args]
         self.stderr_file = tempfile.NamedTemporaryFile(
             prefix=f"llm-in-sandbox-{name}-", suffix=".stderr", delete=False
         )

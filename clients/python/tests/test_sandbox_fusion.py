@@ -179,3 +179,20 @@ def test_run_jupyter_files(endpoint):
         max_attempts=1,
     )
     assert base64.b64decode(r.files["out.txt"]) == b"cba"
+
+
+def test_a_token_in_the_url_lets_the_published_client_in(token_server):
+    """The published client sends no headers of its own; a token server takes the token from
+    the endpoint's URL (``http://:TOKEN@host:port``, sent as Basic auth), and refuses without."""
+    host = token_server.url.split("://", 1)[1]
+    with_token = f"http://:{token_server.token}@{host}"
+    r = run_code(RunCodeRequest(language="python", code="print(6*7)"), endpoint=with_token, max_attempts=1)
+    assert r.status == RunStatus.Success and r.run_result.stdout == "42\n"
+    with pytest.raises(Exception):
+        run_code(RunCodeRequest(language="python", code="print(1)"), endpoint=token_server.url, max_attempts=1)
+    with pytest.raises(Exception):
+        run_code(
+            RunCodeRequest(language="python", code="print(1)"),
+            endpoint=f"http://:wrong@{host}",
+            max_attempts=1,
+        )
