@@ -4,31 +4,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::score::{RewardScript, Scorer};
+// Re-exported so the path `eval::dataset::Row` keeps working.
+pub use super::spec::Row;
+use super::spec::{RewardScript, Scorer};
 use crate::agent::Prompts;
 use crate::agent::prompt::Folders;
-
-/// One task row: `{id, domain, problem_statement, ground_truth, input_files}`; other fields are
-/// kept and passed to `reward.py` as keyword arguments.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Row {
-    /// Row id (numbers are kept as their text).
-    pub id: String,
-    /// Domain, for per-domain scores (default `general`).
-    pub domain: String,
-    /// The task text.
-    pub problem_statement: String,
-    /// The expected answer, as text.
-    pub ground_truth: String,
-    /// Files given to the model under `/testbed/documents/`.
-    pub input_files: BTreeMap<String, String>,
-    /// A per-row scorer name (our extension; default: the task's scorer).
-    pub scorer: Option<String>,
-    /// Every other field of the row.
-    pub extra: Map<String, Value>,
-}
 
 /// A row that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

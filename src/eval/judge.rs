@@ -574,7 +574,7 @@ pub async fn rejudge_run(
             json!({"model": judge.model(), "repeats": judge.repeats()}),
         );
     }
-    super::runner::finish(run_dir, &config).map_err(io_err("write the results in", run_dir))
+    super::report::finish(run_dir, &config).map_err(io_err("write the results in", run_dir))
 }
 
 #[cfg(test)]
