@@ -26,6 +26,8 @@ pub(super) struct ConfigSpec {
 }
 
 /// The YAML between a leading `---` line and the next `---` (or `...`) line.
+/// Ours rather than a front-matter crate: a dozen lines, and the YAML is parsed by
+/// `serde_norway` as every other YAML of the project.
 fn front_matter(text: &str) -> Option<&str> {
     let t = text.trim_start_matches('\u{feff}');
     let mut lines = t.split_inclusive('\n');

@@ -368,7 +368,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> HubError + '_ {
     }
 }
 
-/// `1.2 MiB`-style size text.
+/// `1.2 MiB`-style size text (ours rather than `bytesize`/`humansize`: one line of output).
 fn size_text(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
     if bytes < 1024 {

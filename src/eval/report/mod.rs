@@ -185,6 +185,7 @@ pub fn table(summary: &Value) -> String {
 /// Text safe inside XML 1.0 (element text or a quoted attribute): the five special characters
 /// escaped, and the characters XML 1.0 cannot carry at all (most C0 controls, lone surrogates
 /// cannot occur in a `str`, U+FFFE/U+FFFF) dropped. Answers may contain anything.
+/// Ours rather than `quick-xml`'s escaping: that one keeps the characters XML 1.0 cannot carry.
 pub fn xml_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -262,6 +263,8 @@ fn clip(s: &str, max: usize) -> String {
 /// domain, `name` the id, with `#repeat` when rows ran more than once, `time` the row's model
 /// plus sandbox seconds). A row scoring below 1 has a `<failure>` (answer vs ground truth), a
 /// row without a score an `<error>` (its message).
+/// Written by hand rather than with an XML or JUnit crate: one fixed shape, escaped by
+/// [`xml_escape`], and no dependency for a few dozen lines.
 pub fn junit(results: &[RowResult], task: &str) -> String {
     let mut sorted: Vec<&RowResult> = results.iter().collect();
     sorted.sort_by(|a, b| a.key.cmp(&b.key));
