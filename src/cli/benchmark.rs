@@ -219,70 +219,8 @@ pub const QUICK_PREFIX: &str = "quick-";
 
 pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode> {
     let rt = tokio_runtime()?;
-    let mut task = match (&args.task, &args.data) {
-        (_, Some(file)) => {
-            let scorer = Scorer::by_name(&args.scorer).with_context(|| {
-                format!("unknown scorer {:?}; use {}", args.scorer, Scorer::NAMES)
-            })?;
-            TaskSpec::from_data(file, scorer)?
-        }
-        (Some(t), None) if std::path::Path::new(t).is_dir() => {
-            rt.block_on(TaskSpec::from_dir(t.as_ref()))?
-        }
-        (Some(t), None) => match t.strip_prefix(QUICK_PREFIX) {
-            Some(name) => {
-                let mut task = TaskSpec::builtin(name)?;
-                task.name = t.clone();
-                task
-            }
-            None => {
-                let reference = global.reference()?;
-                let Some(dir) = reference.task_dir(t) else {
-                    bail!(
-                        "no task named {t:?}: the reference's tasks are {}; ours, small and \
-                         offline, are {}; or give a task folder or --data FILE",
-                        reference.task_names().join(", "),
-                        eval::BUILTIN_TASKS
-                            .iter()
-                            .map(|(n, _, _)| format!("{QUICK_PREFIX}{n}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                };
-                let mut task = rt.block_on(TaskSpec::from_dir(&dir))?;
-                task.name = t.clone();
-                task
-            }
-        },
-        (None, None) => bail!("give --task NAME|DIR or --data FILE"),
-    };
-    for w in &task.warnings {
-        eprintln!("llm-in-sandbox: warning: {w}");
-    }
-    if let Scorer::Reward(script) = &mut task.scorer {
-        script.host = matches!(args.reward_python, RewardPython::Host);
-    }
-    if args.task_folders == TaskFolders::Reference && task.inline_folders {
-        eprintln!(
-            "llm-in-sandbox: note: task {}: its config's working_dir/input_dir/output_dir are \
-             not used with inline prompts, as in the reference (--task-folders config uses them)",
-            task.name
-        );
-        task.reference_folders();
-    }
-    let (rows, errors) = parse_jsonl(&task.data);
-    for e in &errors {
-        eprintln!("llm-in-sandbox: bad row at line {}: {}", e.line, e.message);
-    }
-    if !errors.is_empty() && matches!(args.bad_rows, BadRows::Stop) {
-        bail!(
-            "{} bad rows; fix them or pass --bad-rows skip",
-            errors.len()
-        );
-    }
-    if rows.is_empty() {
-        bail!("no usable rows in task {}", task.name);
-    }
+    let mut task = load_task(global, &args, &rt)?;
+    let rows = usable_rows(&task, args.bad_rows)?;
     let Resolved {
         llm,
         episode,
@@ -307,67 +245,11 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         ModeArg::Sandbox => Mode::Sandbox,
         ModeArg::Llm => Mode::Llm,
     };
-    let run_dir = match &args.resume {
-        Some(d) => d.clone(),
-        None => {
-            let mut name = format!(
-                "{}_{}_{}_{}",
-                super::run::timestamp(),
-                safe(&task.name),
-                safe(&eval::runner::reference_llm_name(&llm.model)),
-                mode.folder_suffix()
-            );
-            if let Some(s) = shard {
-                name.push_str(&format!("_shard{}of{}", s.index, s.count));
-            }
-            args.output_dir.join(name)
-        }
-    };
-    let judge = match &args.judge_model {
-        Some(m) => {
-            if args.judge_repeats == 0 {
-                bail!("--judge-repeats must be at least 1");
-            }
-            let base = args
-                .judge_base_url
-                .clone()
-                .unwrap_or_else(|| llm.base_url.clone());
-            let mut cfg = llm_in_sandbox::llm::LlmConfig::new(base, super::run::strip_provider(m));
-            cfg.api_key = args.judge_api_key.clone().or_else(|| llm.api_key.clone());
-            let mut js = eval::judge::JudgeSettings::new(cfg);
-            js.template = Some(global.reference()?.judge_template()?);
-            js.repeats = args.judge_repeats;
-            Some(eval::judge::Judge::new(js).context("cannot set up the judge's client")?)
-        }
-        None => None,
-    };
-    let out = &args.output;
-    if !(out.progress_every.is_finite() && out.progress_every > 0.0) {
-        bail!("--progress-every must be a positive number of seconds");
-    }
-    let progress = match (out.quiet, out.log_format) {
-        (true, _) => ProgressOutput::Off,
-        (false, LogFormat::Json) => ProgressOutput::Json,
-        (false, LogFormat::Text) => ProgressOutput::Human {
-            every: std::time::Duration::from_secs_f64(out.progress_every),
-        },
-    };
+    let run_dir = run_dir_of(&args, &task, &llm.model, mode, shard);
+    let judge = judge_of(global, &args, &llm)?;
+    let progress = progress_of(&args.output)?;
     let mut extra_config = extra_config;
-    extra_config.insert(
-        "task_folders".into(),
-        serde_json::json!(match args.task_folders {
-            TaskFolders::Reference => "reference",
-            TaskFolders::Config => "config",
-        }),
-    );
-    extra_config.insert(
-        "reward_python".into(),
-        serde_json::json!(match args.reward_python {
-            RewardPython::Auto => "auto",
-            RewardPython::Sandbox => "sandbox",
-            RewardPython::Host => "host",
-        }),
-    );
+    record_choices(&mut extra_config, &args);
     let runtime = global.load_runtime_using(args.num_workers, with.as_deref())?;
     let mut episode = episode;
     let mut llm = llm;
@@ -378,25 +260,15 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         llm.request_timeout =
             std::time::Duration::from_secs_f64(super::run::REFERENCE_LLM_MODE_TIMEOUT);
     }
-    match progress {
-        ProgressOutput::Off => {}
-        ProgressOutput::Json => eprintln!(
-            "{}",
-            serde_json::json!({"event": "start", "rows": rows.len(), "repeat": args.repeat,
-                "task": task.name, "model": llm.model, "mode": mode.name(),
-                "workers": args.num_workers, "run_dir": run_dir})
-        ),
-        ProgressOutput::Human { .. } => eprintln!(
-            "llm-in-sandbox: {} rows x {} from task {} with {} ({} mode, {} workers) -> {}",
-            rows.len(),
-            args.repeat,
-            task.name,
-            llm.model,
-            mode.name(),
-            args.num_workers,
-            run_dir.display()
-        ),
-    }
+    announce(
+        progress,
+        &args,
+        &task,
+        rows.len(),
+        &llm.model,
+        mode,
+        &run_dir,
+    );
     let settings = BenchSettings {
         mode,
         workers: args.num_workers,
@@ -429,6 +301,210 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         &run_dir,
         args.output.log_format == LogFormat::Json && !args.output.quiet,
     )
+}
+
+/// The task `--task` or `--data` names, its warnings shown, set up as the flags ask (where
+/// its `reward.py` runs, which folders its prompts use).
+fn load_task(
+    global: &GlobalArgs,
+    args: &BenchmarkArgs,
+    rt: &tokio::runtime::Runtime,
+) -> anyhow::Result<TaskSpec> {
+    let mut task = match (&args.task, &args.data) {
+        (_, Some(file)) => {
+            let scorer = Scorer::by_name(&args.scorer).with_context(|| {
+                format!("unknown scorer {:?}; use {}", args.scorer, Scorer::NAMES)
+            })?;
+            TaskSpec::from_data(file, scorer)?
+        }
+        (Some(t), None) if std::path::Path::new(t).is_dir() => {
+            rt.block_on(TaskSpec::from_dir(t.as_ref()))?
+        }
+        (Some(t), None) => named_task(global, t, rt)?,
+        (None, None) => bail!("give --task NAME|DIR or --data FILE"),
+    };
+    for w in &task.warnings {
+        eprintln!("llm-in-sandbox: warning: {w}");
+    }
+    if let Scorer::Reward(script) = &mut task.scorer {
+        script.host = matches!(args.reward_python, RewardPython::Host);
+    }
+    if args.task_folders == TaskFolders::Reference && task.inline_folders {
+        eprintln!(
+            "llm-in-sandbox: note: task {}: its config's working_dir/input_dir/output_dir are \
+             not used with inline prompts, as in the reference (--task-folders config uses them)",
+            task.name
+        );
+        task.reference_folders();
+    }
+    Ok(task)
+}
+
+/// A task by name: ours (`quick-NAME`) or the reference's.
+fn named_task(
+    global: &GlobalArgs,
+    t: &str,
+    rt: &tokio::runtime::Runtime,
+) -> anyhow::Result<TaskSpec> {
+    if let Some(name) = t.strip_prefix(QUICK_PREFIX) {
+        let mut task = TaskSpec::builtin(name)?;
+        task.name = t.to_string();
+        return Ok(task);
+    }
+    let reference = global.reference()?;
+    let Some(dir) = reference.task_dir(t) else {
+        bail!(
+            "no task named {t:?}: the reference's tasks are {}; ours, small and \
+             offline, are {}; or give a task folder or --data FILE",
+            reference.task_names().join(", "),
+            eval::BUILTIN_TASKS
+                .iter()
+                .map(|(n, _, _)| format!("{QUICK_PREFIX}{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    let mut task = rt.block_on(TaskSpec::from_dir(&dir))?;
+    task.name = t.to_string();
+    Ok(task)
+}
+
+/// The task's rows, each bad one shown; an error when there are bad rows and `--bad-rows
+/// stop`, or no rows at all.
+fn usable_rows(task: &TaskSpec, bad_rows: BadRows) -> anyhow::Result<Vec<eval::Row>> {
+    let (rows, errors) = parse_jsonl(&task.data);
+    for e in &errors {
+        eprintln!("llm-in-sandbox: bad row at line {}: {}", e.line, e.message);
+    }
+    if !errors.is_empty() && matches!(bad_rows, BadRows::Stop) {
+        bail!(
+            "{} bad rows; fix them or pass --bad-rows skip",
+            errors.len()
+        );
+    }
+    if rows.is_empty() {
+        bail!("no usable rows in task {}", task.name);
+    }
+    Ok(rows)
+}
+
+/// `--resume`'s folder, else a new one under `--output-dir` named by time, task, model, mode
+/// and shard.
+fn run_dir_of(
+    args: &BenchmarkArgs,
+    task: &TaskSpec,
+    model: &str,
+    mode: Mode,
+    shard: Option<Shard>,
+) -> PathBuf {
+    if let Some(d) = &args.resume {
+        return d.clone();
+    }
+    let mut name = format!(
+        "{}_{}_{}_{}",
+        super::run::timestamp(),
+        safe(&task.name),
+        safe(&eval::runner::reference_llm_name(model)),
+        mode.folder_suffix()
+    );
+    if let Some(s) = shard {
+        name.push_str(&format!("_shard{}of{}", s.index, s.count));
+    }
+    args.output_dir.join(name)
+}
+
+/// The LLM judge `--judge-model` asks for (on the model's endpoint and key unless given),
+/// with the reference's judge prompt.
+fn judge_of(
+    global: &GlobalArgs,
+    args: &BenchmarkArgs,
+    llm: &llm_in_sandbox::llm::LlmConfig,
+) -> anyhow::Result<Option<eval::judge::Judge>> {
+    let Some(m) = &args.judge_model else {
+        return Ok(None);
+    };
+    if args.judge_repeats == 0 {
+        bail!("--judge-repeats must be at least 1");
+    }
+    let base = args
+        .judge_base_url
+        .clone()
+        .unwrap_or_else(|| llm.base_url.clone());
+    let mut cfg = llm_in_sandbox::llm::LlmConfig::new(base, super::run::strip_provider(m));
+    cfg.api_key = args.judge_api_key.clone().or_else(|| llm.api_key.clone());
+    let mut js = eval::judge::JudgeSettings::new(cfg);
+    js.template = Some(global.reference()?.judge_template()?);
+    js.repeats = args.judge_repeats;
+    Ok(Some(
+        eval::judge::Judge::new(js).context("cannot set up the judge's client")?,
+    ))
+}
+
+/// How progress is shown: `--quiet`, `--log-format`, `--progress-every`.
+fn progress_of(out: &OutputArgs) -> anyhow::Result<ProgressOutput> {
+    if !(out.progress_every.is_finite() && out.progress_every > 0.0) {
+        bail!("--progress-every must be a positive number of seconds");
+    }
+    Ok(match (out.quiet, out.log_format) {
+        (true, _) => ProgressOutput::Off,
+        (false, LogFormat::Json) => ProgressOutput::Json,
+        (false, LogFormat::Text) => ProgressOutput::Human {
+            every: std::time::Duration::from_secs_f64(out.progress_every),
+        },
+    })
+}
+
+/// `--task-folders` and `--reward-python` as given, for `results.json`'s `config`.
+fn record_choices(
+    extra_config: &mut serde_json::Map<String, serde_json::Value>,
+    args: &BenchmarkArgs,
+) {
+    extra_config.insert(
+        "task_folders".into(),
+        serde_json::json!(match args.task_folders {
+            TaskFolders::Reference => "reference",
+            TaskFolders::Config => "config",
+        }),
+    );
+    extra_config.insert(
+        "reward_python".into(),
+        serde_json::json!(match args.reward_python {
+            RewardPython::Auto => "auto",
+            RewardPython::Sandbox => "sandbox",
+            RewardPython::Host => "host",
+        }),
+    );
+}
+
+/// The run's first line on stderr (a `start` event in JSON mode).
+fn announce(
+    progress: ProgressOutput,
+    args: &BenchmarkArgs,
+    task: &TaskSpec,
+    rows: usize,
+    model: &str,
+    mode: Mode,
+    run_dir: &std::path::Path,
+) {
+    match progress {
+        ProgressOutput::Off => {}
+        ProgressOutput::Json => eprintln!(
+            "{}",
+            serde_json::json!({"event": "start", "rows": rows, "repeat": args.repeat,
+                "task": task.name, "model": model, "mode": mode.name(),
+                "workers": args.num_workers, "run_dir": run_dir})
+        ),
+        ProgressOutput::Human { .. } => eprintln!(
+            "llm-in-sandbox: {} rows x {} from task {} with {} ({} mode, {} workers) -> {}",
+            rows,
+            args.repeat,
+            task.name,
+            model,
+            mode.name(),
+            args.num_workers,
+            run_dir.display()
+        ),
+    }
 }
 
 /// After a run or a merge: the JUnit file, the Markdown summary appended to

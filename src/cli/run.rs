@@ -234,101 +234,17 @@ impl ModelArgs {
     /// Flags win over `LLM_*` variables, which win over the settings file, which wins over
     /// OPENAI_* variables and the reference's defaults.
     pub fn resolve(&self) -> anyhow::Result<Resolved> {
-        let loaded = config::load(self.config.as_deref())?;
-        if let Some(l) = &loaded {
-            for k in &l.unused_keys {
-                eprintln!(
-                    "llm-in-sandbox: warning: {}: setting `{k}` is not used here",
-                    l.path.display()
-                );
-            }
-        }
+        let file = self.file_config()?;
+        let llm = self.llm_config(&file)?;
+        let extra_config = self.reference_only();
         let FileConfig {
-            llm_name,
-            llm_base_url,
-            api_key,
             prompt_config,
-            temperature,
             max_steps,
             max_token_limit,
             max_tokens,
-            extra_body,
             with,
-        } = loaded.map(|l| l.config).unwrap_or_default();
-        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-        let Some(model) = self
-            .llm_name
-            .clone()
-            .or_else(|| env("LLM_NAME"))
-            .or(llm_name)
-        else {
-            bail!("{NO_MODEL}");
-        };
-        let base_url = match self
-            .llm_base_url
-            .clone()
-            .or_else(|| env("LLM_BASE_URL"))
-            .or(llm_base_url)
-            .or_else(|| env("OPENAI_BASE_URL"))
-        {
-            Some(u) => u,
-            None => {
-                eprintln!(
-                    "llm-in-sandbox: no base URL given (--llm-base-url, LLM_BASE_URL); using {DEFAULT_BASE_URL}"
-                );
-                DEFAULT_BASE_URL.to_string()
-            }
-        };
-        let mut llm = LlmConfig::new(base_url, strip_provider(&model));
-        llm.api_key = self
-            .api_key
-            .clone()
-            .or_else(|| env("LLM_API_KEY"))
-            .or(api_key)
-            .or_else(|| env("OPENAI_API_KEY"));
-        let env_temperature = match env("LLM_TEMPERATURE") {
-            Some(t) => Some(
-                t.trim()
-                    .parse::<f64>()
-                    .with_context(|| format!("LLM_TEMPERATURE={t:?} is not a number"))?,
-            ),
-            None => None,
-        };
-        llm.temperature = Some(
-            self.temperature
-                .or(env_temperature)
-                .or(temperature)
-                .unwrap_or(1.0),
-        );
-        llm.request_timeout = Duration::from_secs_f64(
-            self.request_timeout
-                .unwrap_or(REFERENCE_REQUEST_TIMEOUT)
-                .max(1.0),
-        );
-        llm.max_retries = self.max_retries;
-        llm.extra_body = match &self.extra_body {
-            Some(text) => {
-                config::parse_extra_body(text).map_err(|e| anyhow::anyhow!("--extra-body: {e}"))?
-            }
-            None => match extra_body {
-                Some(Value::Object(map)) => map,
-                _ => Map::new(),
-            },
-        };
-        let mut extra_config = Map::new();
-        if let Some(image) = &self.docker_image {
-            eprintln!(
-                "llm-in-sandbox: note: --docker_image {image} is not used: every episode runs in the built-in WebAssembly sandbox (CPython 3.15 with numpy, scipy, sympy, pandas, ...)"
-            );
-            extra_config.insert("docker_image".into(), Value::from(image.clone()));
-        }
-        if let Some(v) = &self.save_litellm_response {
-            eprintln!(
-                "llm-in-sandbox: note: --save_litellm_response: every request and response is always in each episode's events.jsonl"
-            );
-            let on = !matches!(v.to_ascii_lowercase().as_str(), "false" | "0" | "no");
-            extra_config.insert("save_litellm_response".into(), Value::from(on));
-        }
+            ..
+        } = file;
         Ok(Resolved {
             llm,
             episode: EpisodeSettings {
@@ -349,6 +265,107 @@ impl ModelArgs {
             extra_config,
             with,
         })
+    }
+
+    /// The settings file (`--config`, else the default places), its unused keys shown; the
+    /// empty settings when there is none.
+    fn file_config(&self) -> anyhow::Result<FileConfig> {
+        let loaded = config::load(self.config.as_deref())?;
+        if let Some(l) = &loaded {
+            for k in &l.unused_keys {
+                eprintln!(
+                    "llm-in-sandbox: warning: {}: setting `{k}` is not used here",
+                    l.path.display()
+                );
+            }
+        }
+        Ok(loaded.map(|l| l.config).unwrap_or_default())
+    }
+
+    /// The model's endpoint settings: flags, then `LLM_*` variables, then the settings file,
+    /// then `OPENAI_*` variables and the reference's defaults.
+    fn llm_config(&self, file: &FileConfig) -> anyhow::Result<LlmConfig> {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let Some(model) = self
+            .llm_name
+            .clone()
+            .or_else(|| env("LLM_NAME"))
+            .or(file.llm_name.clone())
+        else {
+            bail!("{NO_MODEL}");
+        };
+        let base_url = match self
+            .llm_base_url
+            .clone()
+            .or_else(|| env("LLM_BASE_URL"))
+            .or(file.llm_base_url.clone())
+            .or_else(|| env("OPENAI_BASE_URL"))
+        {
+            Some(u) => u,
+            None => {
+                eprintln!(
+                    "llm-in-sandbox: no base URL given (--llm-base-url, LLM_BASE_URL); using {DEFAULT_BASE_URL}"
+                );
+                DEFAULT_BASE_URL.to_string()
+            }
+        };
+        let mut llm = LlmConfig::new(base_url, strip_provider(&model));
+        llm.api_key = self
+            .api_key
+            .clone()
+            .or_else(|| env("LLM_API_KEY"))
+            .or(file.api_key.clone())
+            .or_else(|| env("OPENAI_API_KEY"));
+        let env_temperature = match env("LLM_TEMPERATURE") {
+            Some(t) => Some(
+                t.trim()
+                    .parse::<f64>()
+                    .with_context(|| format!("LLM_TEMPERATURE={t:?} is not a number"))?,
+            ),
+            None => None,
+        };
+        llm.temperature = Some(
+            self.temperature
+                .or(env_temperature)
+                .or(file.temperature)
+                .unwrap_or(1.0),
+        );
+        llm.request_timeout = Duration::from_secs_f64(
+            self.request_timeout
+                .unwrap_or(REFERENCE_REQUEST_TIMEOUT)
+                .max(1.0),
+        );
+        llm.max_retries = self.max_retries;
+        llm.extra_body = match &self.extra_body {
+            Some(text) => {
+                config::parse_extra_body(text).map_err(|e| anyhow::anyhow!("--extra-body: {e}"))?
+            }
+            None => match &file.extra_body {
+                Some(Value::Object(map)) => map.clone(),
+                _ => Map::new(),
+            },
+        };
+        Ok(llm)
+    }
+
+    /// The reference's flags that have no effect here, noted on stderr and kept as given for
+    /// `results.json`'s `config`.
+    fn reference_only(&self) -> Map<String, Value> {
+        let mut extra_config = Map::new();
+        if let Some(image) = &self.docker_image {
+            eprintln!(
+                "llm-in-sandbox: note: --docker_image {image} is not used: every episode runs in the built-in WebAssembly sandbox (CPython 3.15 with numpy, scipy, sympy, pandas, ...)"
+            );
+            extra_config.insert("docker_image".into(), Value::from(image.clone()));
+        }
+        if let Some(v) = &self.save_litellm_response {
+            eprintln!(
+                "llm-in-sandbox: note: --save_litellm_response: every request and response is always in each episode's events.jsonl"
+            );
+            let on = !matches!(v.to_ascii_lowercase().as_str(), "false" | "0" | "no");
+            extra_config.insert("save_litellm_response".into(), Value::from(on));
+        }
+        extra_config
     }
 }
 

@@ -4,31 +4,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::score::{RewardScript, Scorer};
+// Re-exported so the path `eval::dataset::Row` keeps working.
+pub use super::spec::Row;
+use super::spec::{RewardScript, Scorer};
 use crate::agent::Prompts;
 use crate::agent::prompt::Folders;
-
-/// One task row: `{id, domain, problem_statement, ground_truth, input_files}`; other fields are
-/// kept and passed to `reward.py` as keyword arguments.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Row {
-    /// Row id (numbers are kept as their text).
-    pub id: String,
-    /// Domain, for per-domain scores (default `general`).
-    pub domain: String,
-    /// The task text.
-    pub problem_statement: String,
-    /// The expected answer, as text.
-    pub ground_truth: String,
-    /// Files given to the model under `/testbed/documents/`.
-    pub input_files: BTreeMap<String, String>,
-    /// A per-row scorer name (our extension; default: the task's scorer).
-    pub scorer: Option<String>,
-    /// Every other field of the row.
-    pub extra: Map<String, Value>,
-}
 
 /// A row that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -306,6 +288,151 @@ fn jsonl_of(items: impl Iterator<Item = Value>) -> String {
     out
 }
 
+/// A task folder's `config.yaml`: a mapping of settings.
+fn read_config(cfg_path: &Path) -> Result<serde_norway::Mapping, TaskError> {
+    let invalid = |detail: String| TaskError::Invalid {
+        path: cfg_path.to_path_buf(),
+        detail,
+    };
+    let cfg: serde_norway::Value =
+        serde_norway::from_str(&read(cfg_path)?).map_err(|e| invalid(e.to_string()))?;
+    let Some(map) = cfg.as_mapping() else {
+        return Err(invalid("expected a mapping of settings".into()));
+    };
+    Ok(map.clone())
+}
+
+/// A warning for each key of `config.yaml` we do not read.
+fn unused_keys(map: &serde_norway::Mapping, cfg_path: &Path) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for k in map.keys() {
+        let name = k.as_str().map_or_else(|| format!("{k:?}"), str::to_string);
+        if !TASK_KEYS.contains(&name.as_str()) {
+            warnings.push(format!(
+                "{}: key `{name}` is not used here",
+                cfg_path.display()
+            ));
+        }
+    }
+    warnings
+}
+
+/// The task's rows as JSONL text, from its files or a Hub split.
+async fn rows_of(source: Source) -> Result<String, TaskError> {
+    Ok(match source {
+        Source::Files(files) => {
+            let mut data = String::new();
+            for f in &files {
+                let part = file_records(f)?;
+                data.push_str(&part);
+                if !data.is_empty() && !data.ends_with('\n') {
+                    data.push('\n');
+                }
+            }
+            data
+        }
+        Source::Hub {
+            name,
+            config,
+            split,
+        } => {
+            let opts = super::hub::HubOptions::from_env();
+            let progress = |line: &str| eprintln!("llm-in-sandbox: {line}");
+            let rows = super::hub::load_split(&name, config.as_deref(), &split, &opts, &progress)
+                .await
+                .map_err(Box::new)?;
+            jsonl_of(rows.into_iter().map(Value::Object))
+        }
+    })
+}
+
+/// The task's prompts (inline, a `prompt_config` file, or ours with its folders; `None`: the
+/// run's), and whether inline prompts come with folders ([`TaskSpec::inline_folders`]).
+fn task_prompts(
+    dir: &Path,
+    map: &serde_norway::Mapping,
+    cfg_path: &Path,
+) -> Result<(Option<Prompts>, bool), TaskError> {
+    let text = |k: &str| cfg_text(map, k, cfg_path);
+    let shown = cfg_path.display().to_string();
+    let folders = Folders {
+        working_dir: text("working_dir")?,
+        input_dir: text("input_dir")?,
+        output_dir: text("output_dir")?,
+    };
+    let (system, instance) = (text("system_prompt")?, text("instance_prompt")?);
+    let inline_folders = (system.is_some() || instance.is_some()) && folders != Folders::default();
+    let prompts = if system.is_some() || instance.is_some() {
+        Some(Prompts::default().with(system, instance, &folders, &shown)?)
+    } else if let Some(p) = text("prompt_config")? {
+        // The reference reads a legacy prompt file relative to where it runs; try the task
+        // folder first, then the folder holding it, then as given.
+        let candidates = [
+            dir.join(&p),
+            dir.parent().unwrap_or(dir).join(&p),
+            PathBuf::from(&p),
+        ];
+        let found = candidates.iter().find(|c| c.is_file()).cloned();
+        let path = found.ok_or_else(|| TaskError::Invalid {
+            path: cfg_path.to_path_buf(),
+            detail: format!("prompt_config {p:?} not found"),
+        })?;
+        Some(
+            Prompts::default()
+                .with(None, None, &folders, &shown)?
+                .load(&path)?,
+        )
+    } else if folders != Folders::default() {
+        Some(Prompts::default().with(None, None, &folders, &shown)?)
+    } else {
+        None
+    };
+    Ok((prompts, inline_folders))
+}
+
+/// The task folder's `requirements.txt`, validated (none when there is no such file).
+fn task_requirements(dir: &Path) -> Result<Vec<crate::packages::Requirement>, TaskError> {
+    let req_path = dir.join("requirements.txt");
+    if !req_path.is_file() {
+        return Ok(Vec::new());
+    }
+    crate::packages::read_requirements(&req_path).map_err(|e| TaskError::Invalid {
+        path: req_path.clone(),
+        detail: format!(
+            "{e} (a task's requirements.txt may hold only NAME[==VERSION] lines: its \
+             pure-Python packages are installed into each episode's sandbox)"
+        ),
+    })
+}
+
+/// The task's scorer: the judge when `scorer: judge`, else its `reward.py` when it has one,
+/// else the named built-in scorer (default `exact`).
+fn task_scorer(
+    dir: &Path,
+    map: &serde_norway::Mapping,
+    cfg_path: &Path,
+    requirements: &[crate::packages::Requirement],
+) -> Result<Scorer, TaskError> {
+    let reward = dir.join("reward.py");
+    let scorer_name = cfg_text(map, "scorer", cfg_path)?;
+    Ok(match scorer_name.as_deref() {
+        Some(n) if Scorer::by_name(n) == Some(Scorer::Judge) => Scorer::Judge,
+        _ if reward.is_file() => Scorer::Reward(RewardScript {
+            source: read(&reward)?,
+            path: Some(reward.clone()),
+            host: false,
+            requirements: requirements.to_vec(),
+        }),
+        name => {
+            let name = name.unwrap_or("exact");
+            Scorer::by_name(name).ok_or_else(|| TaskError::Invalid {
+                path: cfg_path.to_path_buf(),
+                detail: format!("unknown scorer {name:?}; use {}", Scorer::NAMES),
+            })?
+        }
+    })
+}
+
 impl TaskSpec {
     /// The task's inline prompts with the reference runner's folders (`/testbed`,
     /// `/testbed/documents`, answer in `/testbed/answer.txt`), as the reference uses them
@@ -353,113 +480,13 @@ impl TaskSpec {
     /// [`TaskError`] naming the file at fault.
     pub async fn from_dir(dir: &Path) -> Result<TaskSpec, TaskError> {
         let cfg_path = dir.join("config.yaml");
-        let invalid = |detail: String| TaskError::Invalid {
-            path: cfg_path.clone(),
-            detail,
-        };
-        let cfg: serde_norway::Value =
-            serde_norway::from_str(&read(&cfg_path)?).map_err(|e| invalid(e.to_string()))?;
-        let Some(map) = cfg.as_mapping() else {
-            return Err(invalid("expected a mapping of settings".into()));
-        };
-        let text = |k: &str| cfg_text(map, k, &cfg_path);
-        let mut warnings = Vec::new();
-        for k in map.keys() {
-            let name = k.as_str().map_or_else(|| format!("{k:?}"), str::to_string);
-            if !TASK_KEYS.contains(&name.as_str()) {
-                warnings.push(format!(
-                    "{}: key `{name}` is not used here",
-                    cfg_path.display()
-                ));
-            }
-        }
-        let source = Self::source(dir, &cfg_path, map)?;
-        let data = match source {
-            Source::Files(files) => {
-                let mut data = String::new();
-                for f in &files {
-                    let part = file_records(f)?;
-                    data.push_str(&part);
-                    if !data.is_empty() && !data.ends_with('\n') {
-                        data.push('\n');
-                    }
-                }
-                data
-            }
-            Source::Hub {
-                name,
-                config,
-                split,
-            } => {
-                let opts = super::hub::HubOptions::from_env();
-                let progress = |line: &str| eprintln!("llm-in-sandbox: {line}");
-                let rows =
-                    super::hub::load_split(&name, config.as_deref(), &split, &opts, &progress)
-                        .await
-                        .map_err(Box::new)?;
-                jsonl_of(rows.into_iter().map(Value::Object))
-            }
-        };
-        let shown = cfg_path.display().to_string();
-        let folders = Folders {
-            working_dir: text("working_dir")?,
-            input_dir: text("input_dir")?,
-            output_dir: text("output_dir")?,
-        };
-        let (system, instance) = (text("system_prompt")?, text("instance_prompt")?);
-        let inline_folders =
-            (system.is_some() || instance.is_some()) && folders != Folders::default();
-        let prompts = if system.is_some() || instance.is_some() {
-            Some(Prompts::default().with(system, instance, &folders, &shown)?)
-        } else if let Some(p) = text("prompt_config")? {
-            // The reference reads a legacy prompt file relative to where it runs; try the task
-            // folder first, then the folder holding it, then as given.
-            let candidates = [
-                dir.join(&p),
-                dir.parent().unwrap_or(dir).join(&p),
-                PathBuf::from(&p),
-            ];
-            let found = candidates.iter().find(|c| c.is_file()).cloned();
-            let path = found.ok_or_else(|| invalid(format!("prompt_config {p:?} not found")))?;
-            Some(
-                Prompts::default()
-                    .with(None, None, &folders, &shown)?
-                    .load(&path)?,
-            )
-        } else if folders != Folders::default() {
-            Some(Prompts::default().with(None, None, &folders, &shown)?)
-        } else {
-            None
-        };
-        let req_path = dir.join("requirements.txt");
-        let requirements = if req_path.is_file() {
-            crate::packages::read_requirements(&req_path).map_err(|e| TaskError::Invalid {
-                path: req_path.clone(),
-                detail: format!(
-                    "{e} (a task's requirements.txt may hold only NAME[==VERSION] lines: its \
-                     pure-Python packages are installed into each episode's sandbox)"
-                ),
-            })?
-        } else {
-            Vec::new()
-        };
-        let reward = dir.join("reward.py");
-        let scorer_name = text("scorer")?;
-        let scorer = match scorer_name.as_deref() {
-            Some(n) if Scorer::by_name(n) == Some(Scorer::Judge) => Scorer::Judge,
-            _ if reward.is_file() => Scorer::Reward(RewardScript {
-                source: read(&reward)?,
-                path: Some(reward.clone()),
-                host: false,
-                requirements: requirements.clone(),
-            }),
-            name => {
-                let name = name.unwrap_or("exact");
-                Scorer::by_name(name).ok_or_else(|| {
-                    invalid(format!("unknown scorer {name:?}; use {}", Scorer::NAMES))
-                })?
-            }
-        };
+        let map = read_config(&cfg_path)?;
+        let text = |k: &str| cfg_text(&map, k, &cfg_path);
+        let mut warnings = unused_keys(&map, &cfg_path);
+        let data = rows_of(Self::source(dir, &cfg_path, &map)?).await?;
+        let (prompts, inline_folders) = task_prompts(dir, &map, &cfg_path)?;
+        let requirements = task_requirements(dir)?;
+        let scorer = task_scorer(dir, &map, &cfg_path, &requirements)?;
         if dir.join("judge.py").is_file() && scorer != Scorer::Judge {
             warnings.push(format!(
                 "{}: this task has a judge.py (its reward.py may be a placeholder); score with \

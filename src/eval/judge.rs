@@ -438,41 +438,141 @@ pub async fn rejudge_run(
             dir: run_dir.to_path_buf(),
         });
     }
-    let config_path = run_dir.join("config.json");
-    let config_text = std::fs::read(&config_path).map_err(|e| JudgeError::Config {
-        path: config_path.clone(),
+    let mut config = read_config(&run_dir.join("config.json"))?;
+    let judgments_path = run_dir.join("judgments.jsonl");
+    let mut earlier = Judgments::read(&judgments_path, judge.model())?;
+    let statements = problem_statements(run_dir);
+    let todo = earlier.to_judge(&rows);
+    if !todo.is_empty() {
+        let sink = JudgmentSink::open(&judgments_path)?;
+        judge_rows(
+            todo,
+            judge,
+            workers,
+            &statements,
+            &mut earlier,
+            sink,
+            progress,
+        )
+        .await?;
+    }
+    rewrite_results(&results_path, rows, &earlier.done)?;
+    if let Some(c) = config.as_object_mut() {
+        c.insert(
+            "judge".into(),
+            json!({"model": judge.model(), "repeats": judge.repeats()}),
+        );
+    }
+    super::report::finish(run_dir, &config).map_err(io_err("write the results in", run_dir))
+}
+
+/// The run's `config.json`.
+fn read_config(config_path: &Path) -> Result<Value, JudgeError> {
+    let config_text = std::fs::read(config_path).map_err(|e| JudgeError::Config {
+        path: config_path.to_path_buf(),
         detail: e.to_string(),
     })?;
-    let mut config: Value =
-        serde_json::from_slice(&config_text).map_err(|e| JudgeError::Config {
-            path: config_path.clone(),
-            detail: format!("not valid JSON: {e}"),
-        })?;
+    serde_json::from_slice(&config_text).map_err(|e| JudgeError::Config {
+        path: config_path.to_path_buf(),
+        detail: format!("not valid JSON: {e}"),
+    })
+}
 
-    // What earlier re-judges recorded (the last line of a key wins; the first keeps the score
-    // the row had before any judge).
-    let judgments_path = run_dir.join("judgments.jsonl");
-    let mut done: HashMap<String, JudgmentLine> = HashMap::new();
-    let mut original: HashMap<String, (Option<f64>, Option<String>)> = HashMap::new();
-    if std::fs::metadata(&judgments_path).is_ok_and(|m| m.is_file()) {
-        let text =
-            std::fs::read_to_string(&judgments_path).map_err(io_err("read", &judgments_path))?;
-        for line in text.lines() {
-            let Ok(j) = serde_json::from_str::<JudgmentLine>(line) else {
-                continue; // a torn line from a kill
-            };
-            original
-                .entry(j.key.clone())
-                .or_insert((j.previous_score, j.previous_error.clone()));
-            if j.judge_model == judge.model() {
-                done.insert(j.key.clone(), j);
-            } else {
-                done.remove(&j.key);
+/// What earlier re-judges recorded in `judgments.jsonl`.
+struct Judgments {
+    /// By row key, the judgments of this judge model (the last line of a key wins).
+    done: HashMap<String, JudgmentLine>,
+    /// By row key, the score and error the row had before any judge (the first line wins).
+    original: HashMap<String, (Option<f64>, Option<String>)>,
+}
+
+impl Judgments {
+    fn read(judgments_path: &Path, model: &str) -> Result<Judgments, JudgeError> {
+        let mut done: HashMap<String, JudgmentLine> = HashMap::new();
+        let mut original: HashMap<String, (Option<f64>, Option<String>)> = HashMap::new();
+        if std::fs::metadata(judgments_path).is_ok_and(|m| m.is_file()) {
+            let text =
+                std::fs::read_to_string(judgments_path).map_err(io_err("read", judgments_path))?;
+            for line in text.lines() {
+                let Ok(j) = serde_json::from_str::<JudgmentLine>(line) else {
+                    continue; // a torn line from a kill
+                };
+                original
+                    .entry(j.key.clone())
+                    .or_insert((j.previous_score, j.previous_error.clone()));
+                if j.judge_model == model {
+                    done.insert(j.key.clone(), j);
+                } else {
+                    done.remove(&j.key);
+                }
             }
         }
+        Ok(Judgments { done, original })
     }
 
-    let statements = problem_statements(run_dir);
+    /// The judgeable rows (each key once, by key) not judged yet or whose judgment failed.
+    fn to_judge<'r>(&self, rows: &'r [RowResult]) -> Vec<&'r RowResult> {
+        let mut seen = HashSet::new();
+        let mut todo: Vec<&RowResult> = rows
+            .iter()
+            .filter(|r| judgeable(r) && seen.insert(r.key.clone()))
+            .filter(|r| {
+                self.done
+                    .get(&r.key)
+                    .is_none_or(|j| j.verdicts.iter().any(|v| v.starts_with("ERROR")))
+            })
+            .collect();
+        todo.sort_by(|a, b| a.key.cmp(&b.key));
+        todo
+    }
+}
+
+/// `judgments.jsonl` opened for appending, a torn last line from a kill removed first.
+struct JudgmentSink {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl JudgmentSink {
+    fn open(path: &Path) -> Result<JudgmentSink, JudgeError> {
+        crate::fsutil::drop_torn_tail(path).map_err(io_err("repair", path))?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io_err("open", path))?;
+        Ok(JudgmentSink {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    /// One line, flushed at once.
+    fn append(&mut self, line: &JudgmentLine) -> Result<(), JudgeError> {
+        let mut text = serde_json::to_vec(line).map_err(|e| JudgeError::Io {
+            action: "encode a judgment for",
+            path: self.path.clone(),
+            source: e.into(),
+        })?;
+        text.push(b'\n');
+        self.file
+            .write_all(&text)
+            .and_then(|()| self.file.flush())
+            .map_err(io_err("append to", &self.path))
+    }
+}
+
+/// Judge `todo`, `workers` rows at a time, appending each judgment to `sink` as it comes and
+/// recording it in `earlier.done`.
+async fn judge_rows(
+    todo: Vec<&RowResult>,
+    judge: &Judge,
+    workers: usize,
+    statements: &HashMap<String, String>,
+    earlier: &mut Judgments,
+    mut sink: JudgmentSink,
+    progress: &dyn Fn(usize, usize),
+) -> Result<(), JudgeError> {
     let statement = |id: &str| {
         statements
             .get(id)
@@ -480,77 +580,65 @@ pub async fn rejudge_run(
             .cloned()
             .unwrap_or_default()
     };
-    let mut seen = HashSet::new();
-    let mut todo: Vec<&RowResult> = rows
-        .iter()
-        .filter(|r| judgeable(r) && seen.insert(r.key.clone()))
-        .filter(|r| {
-            done.get(&r.key)
-                .is_none_or(|j| j.verdicts.iter().any(|v| v.starts_with("ERROR")))
-        })
-        .collect();
-    todo.sort_by(|a, b| a.key.cmp(&b.key));
+    let total = todo.len();
+    let mut pending = todo.into_iter();
+    let mut running = JoinSet::new();
+    let mut finished = 0;
+    loop {
+        while running.len() < workers.max(1)
+            && let Some(r) = pending.next()
+        {
+            let previous = earlier
+                .original
+                .get(&r.key)
+                .cloned()
+                .unwrap_or((r.score, r.error.clone()));
+            running.spawn(judge_one(judge.clone(), statement(&r.id), r, previous));
+        }
+        let Some(joined) = running.join_next().await else {
+            break;
+        };
+        // A judging task only awaits calls that cannot panic; one that did is not
+        // recorded, and the next re-judge does it again.
+        let Ok(line) = joined else { continue };
+        sink.append(&line)?;
+        earlier.done.insert(line.key.clone(), line);
+        finished += 1;
+        progress(finished, total);
+    }
+    Ok(())
+}
 
-    if !todo.is_empty() {
-        crate::fsutil::drop_torn_tail(&judgments_path)
-            .map_err(io_err("repair", &judgments_path))?;
-        let mut sink = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&judgments_path)
-            .map_err(io_err("open", &judgments_path))?;
-        let total = todo.len();
-        let mut pending = todo.into_iter();
-        let mut running = JoinSet::new();
-        let mut finished = 0;
-        loop {
-            while running.len() < workers.max(1)
-                && let Some(r) = pending.next()
-            {
-                let judge = judge.clone();
-                let question = statement(&r.id);
-                let candidate = r.answer.clone().unwrap_or_default();
-                let truth = r.ground_truth.clone();
-                let (prev_score, prev_error) = original
-                    .get(&r.key)
-                    .cloned()
-                    .unwrap_or((r.score, r.error.clone()));
-                let (key, id, model) = (r.key.clone(), r.id.clone(), judge.model().to_string());
-                running.spawn(async move {
-                    let j = judge.judge(&question, &candidate, &truth).await;
-                    JudgmentLine {
-                        key,
-                        id,
-                        score: j.score,
-                        verdicts: j.verdicts,
-                        judge_model: model,
-                        previous_score: prev_score,
-                        previous_error: prev_error,
-                    }
-                });
-            }
-            let Some(joined) = running.join_next().await else {
-                break;
-            };
-            // A judging task only awaits calls that cannot panic; one that did is not
-            // recorded, and the next re-judge does it again.
-            let Ok(line) = joined else { continue };
-            let mut text = serde_json::to_vec(&line).map_err(|e| JudgeError::Io {
-                action: "encode a judgment for",
-                path: judgments_path.clone(),
-                source: e.into(),
-            })?;
-            text.push(b'\n');
-            sink.write_all(&text)
-                .and_then(|()| sink.flush())
-                .map_err(io_err("append to", &judgments_path))?;
-            done.insert(line.key.clone(), line);
-            finished += 1;
-            progress(finished, total);
+/// The judgment of one row (a future owning all it needs, to run on the join set).
+fn judge_one(
+    judge: Judge,
+    question: String,
+    r: &RowResult,
+    (prev_score, prev_error): (Option<f64>, Option<String>),
+) -> impl std::future::Future<Output = JudgmentLine> + Send + 'static {
+    let candidate = r.answer.clone().unwrap_or_default();
+    let truth = r.ground_truth.clone();
+    let (key, id, model) = (r.key.clone(), r.id.clone(), judge.model().to_string());
+    async move {
+        let j = judge.judge(&question, &candidate, &truth).await;
+        JudgmentLine {
+            key,
+            id,
+            score: j.score,
+            verdicts: j.verdicts,
+            judge_model: model,
+            previous_score: prev_score,
+            previous_error: prev_error,
         }
     }
+}
 
-    // Rewrite results.jsonl with the judged scores.
+/// Rewrite `results.jsonl` (temporary file + rename) with each judged row's judged score.
+fn rewrite_results(
+    results_path: &Path,
+    rows: Vec<RowResult>,
+    done: &HashMap<String, JudgmentLine>,
+) -> Result<(), JudgeError> {
     let mut out = Vec::new();
     for mut r in rows {
         if judgeable(&r)
@@ -561,20 +649,13 @@ pub async fn rejudge_run(
         }
         let line = serde_json::to_vec(&r).map_err(|e| JudgeError::Io {
             action: "encode a row for",
-            path: results_path.clone(),
+            path: results_path.to_path_buf(),
             source: e.into(),
         })?;
         out.extend_from_slice(&line);
         out.push(b'\n');
     }
-    crate::fsutil::write_atomic(&results_path, &out).map_err(io_err("rewrite", &results_path))?;
-    if let Some(c) = config.as_object_mut() {
-        c.insert(
-            "judge".into(),
-            json!({"model": judge.model(), "repeats": judge.repeats()}),
-        );
-    }
-    super::runner::finish(run_dir, &config).map_err(io_err("write the results in", run_dir))
+    crate::fsutil::write_atomic(results_path, &out).map_err(io_err("rewrite", results_path))
 }
 
 #[cfg(test)]

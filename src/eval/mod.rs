@@ -8,10 +8,12 @@ pub mod judge;
 pub mod report;
 pub mod runner;
 pub mod score;
+pub mod spec;
 
-pub use dataset::{Row, RowError, TaskError, TaskSpec, parse_jsonl};
+pub use dataset::{RowError, TaskError, TaskSpec, parse_jsonl};
 pub use runner::{BenchOutcome, BenchSettings, Mode, ProgressOutput, Shard};
-pub use score::{RewardScript, Score, Scorer};
+pub use score::Score;
+pub use spec::{RewardScript, Row, Scorer};
 
 /// Task sets shipped with the project (`tasks/*.jsonl`): name, JSONL, default scorer.
 pub const BUILTIN_TASKS: &[(&str, &str, &str)] = &[
@@ -93,5 +95,5 @@ pub fn merge(
     }
     std::fs::write(out.join("config.json"), serde_json::to_vec_pretty(&config)?)?;
     let sources: Vec<&std::path::Path> = dirs.iter().map(|d| d.as_path()).collect();
-    runner::finish_with(out, &config, elapsed, &sources)
+    report::finish_with(out, &config, elapsed, &sources)
 }

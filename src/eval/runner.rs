@@ -11,8 +11,11 @@ use sha2::Digest;
 use tokio::task::JoinSet;
 
 use super::dataset::{Row, TaskSpec};
-use super::report::{RowResult, markdown, read_results, summarize, svg, table};
+use super::report::{RowResult, read_results, safe};
+// Re-exported so the paths `eval::runner::{finish, trajectory_dir, ...}` keep working.
+pub use super::report::{finish, finish_with, log_stem, trajectory_dir};
 use super::score::{Score, extract};
+use super::spec::{RewardScript, Scorer};
 use crate::agent::{EpisodeSettings, EpisodeSpec, SandboxSettings, setup};
 use crate::llm::{Client, LlmConfig, Message};
 use crate::runtime::Runtime;
@@ -564,12 +567,50 @@ pub async fn run(
 ) -> Result<BenchOutcome, RunError> {
     let started = Instant::now();
     let mut settings = settings;
+    let task = prepare_task(&runtime, task, &rows, &mut settings).await?;
+    // One HTTP client (one connection pool) for every episode of the run.
+    let client = Client::new(settings.llm.clone())?;
+    let dir = settings.run_dir.clone();
+    let identity = identity(&task, &settings);
+    let finished = open_folder(&dir, &identity)?;
+    let (jobs, resumed) = plan(rows, &settings, &finished);
+    let config = run_config(&task, &settings, identity);
+    let (before, sink) = start_writing(&dir, &config)?;
+    let mut progress = Progress::new(jobs.len(), settings.progress);
+    let ran = jobs.len();
+    let shared = Arc::new(Shared {
+        runtime,
+        task,
+        settings,
+        client,
+    });
+    record_jobs(&shared, jobs, sink, &mut progress, &dir).await?;
+    let elapsed = before + started.elapsed().as_secs_f64();
+    let summary =
+        finish_with(&dir, &config, elapsed, &[&dir]).map_err(io_err("write results in", &dir))?;
+    progress.finish(&summary, &dir, resumed);
+    Ok(BenchOutcome {
+        summary,
+        ran,
+        resumed,
+    })
+}
+
+/// Check the task against the run's settings and make it ready: its prompts replace the run's,
+/// a judged task needs a judge, its packages are installed, its `reward.py` is tried on the
+/// first rows' ground truth. The task as the run uses it.
+async fn prepare_task(
+    runtime: &Arc<Runtime>,
+    task: &TaskSpec,
+    rows: &[Row],
+    settings: &mut BenchSettings,
+) -> Result<TaskSpec, RunError> {
     // The task's prompts (checked when the task was loaded) replace the run's.
     if let Some(p) = &task.prompts {
         settings.episode.prompts = p.clone();
     }
     settings.episode.prompts.check("the prompts")?;
-    if task.scorer == super::score::Scorer::Judge && settings.judge.is_none() {
+    if task.scorer == Scorer::Judge && settings.judge.is_none() {
         return Err(RunError::Reward(format!(
             "task {} is scored by an LLM judge (scorer: judge): give --judge-model (and \
              --judge-base-url when the judge is served elsewhere than the model)",
@@ -578,64 +619,70 @@ pub async fn run(
     }
     // The task's packages go into each episode's sandbox and into the sandbox its reward.py
     // or vanilla_llm_prompt.py runs in.
-    let in_wasm =
-        |s: &super::score::Scorer| matches!(s, super::score::Scorer::Reward(r) if !r.host);
+    let in_wasm = |s: &Scorer| matches!(s, Scorer::Reward(r) if !r.host);
     if !task.requirements.is_empty()
         && (settings.mode == Mode::Sandbox || in_wasm(&task.scorer) || task.llm_prompt_py.is_some())
     {
-        prepare_requirements(&runtime, task, &settings).await?;
+        prepare_requirements(runtime, task, settings).await?;
     }
     let mut task = task.clone();
-    let task = &mut task;
-    if let super::score::Scorer::Reward(script) = &mut task.scorer {
+    if let Scorer::Reward(script) = &mut task.scorer {
         let judged = settings.judge.is_some()
             || task
                 .dir
                 .as_ref()
                 .is_some_and(|d| d.join("judge.py").is_file());
         let sample = &rows[..rows.len().min(TRUTH_SAMPLE)];
-        check_reward_script(script, &task.name, judged, sample, &runtime, &settings).await?;
+        check_reward_script(script, &task.name, judged, sample, runtime, settings).await?;
     }
-    // One HTTP client (one connection pool) for every episode of the run.
-    let client = Client::new(settings.llm.clone())?;
-    let dir = settings.run_dir.clone();
-    let identity = identity(task, &settings);
-    check_resume(&dir, &identity)?;
+    Ok(task)
+}
+
+/// Make the run folder (or check that a resumed one was made by this run); the keys of the
+/// rows already in its `results.jsonl`.
+fn open_folder(dir: &Path, identity: &Value) -> Result<HashSet<String>, RunError> {
+    check_resume(dir, identity)?;
     let trajectories = dir.join("trajectories");
     std::fs::create_dir_all(&trajectories).map_err(io_err("create", &trajectories))?;
-    let results_path = dir.join("results.jsonl");
-    let finished: HashSet<String> = read_results(&results_path)
+    Ok(read_results(&dir.join("results.jsonl"))
         .into_iter()
         .map(|r| r.key)
-        .collect();
-    let (jobs, resumed) = plan(rows, &settings, &finished);
-    let config = run_config(task, &settings, identity);
+        .collect())
+}
+
+/// Write `config.json` and open `results.jsonl` for appending (a torn last line from a kill
+/// removed first); the seconds already spent in this folder (a resumed run adds to them).
+fn start_writing(dir: &Path, config: &Value) -> Result<(f64, std::fs::File), RunError> {
+    let results_path = dir.join("results.jsonl");
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).map_err(io_err("create", &logs))?;
-    // Time already spent in this folder (a resumed run adds to it).
     let before = std::fs::read_to_string(dir.join("results.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
         .and_then(|v| v["elapsed_time_seconds"].as_f64())
         .unwrap_or(0.0);
     let config_path = dir.join("config.json");
-    let config_text = serde_json::to_vec_pretty(&config).unwrap_or_default();
+    let config_text = serde_json::to_vec_pretty(config).unwrap_or_default();
     crate::fsutil::write_atomic(&config_path, &config_text)
         .map_err(io_err("write", &config_path))?;
     crate::fsutil::drop_torn_tail(&results_path).map_err(io_err("repair", &results_path))?;
-    let mut sink = std::fs::OpenOptions::new()
+    let sink = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&results_path)
         .map_err(io_err("open", &results_path))?;
-    let mut progress = Progress::new(jobs.len(), settings.progress);
+    Ok((before, sink))
+}
+
+/// Run the jobs, each finished row appended to `sink` and shown on `progress`.
+async fn record_jobs(
+    shared: &Arc<Shared>,
+    jobs: Vec<Job>,
+    mut sink: std::fs::File,
+    progress: &mut Progress,
+    dir: &Path,
+) -> Result<(), RunError> {
     let ran = jobs.len();
-    let shared = Arc::new(Shared {
-        runtime,
-        task: task.clone(),
-        settings,
-        client,
-    });
     let workers = shared.settings.workers.max(1);
     let recorded = drive(
         jobs,
@@ -654,22 +701,14 @@ pub async fn run(
     .await;
     if let Err((source, done)) = recorded {
         return Err(RunError::Record {
-            path: results_path,
+            path: dir.join("results.jsonl"),
             dir: dir.display().to_string(),
             done,
             pending: ran - done,
             source,
         });
     }
-    let elapsed = before + started.elapsed().as_secs_f64();
-    let summary =
-        finish_with(&dir, &config, elapsed, &[&dir]).map_err(io_err("write results in", &dir))?;
-    progress.finish(&summary, &dir, resumed);
-    Ok(BenchOutcome {
-        summary,
-        ran,
-        resumed,
-    })
+    Ok(())
 }
 
 /// Run `jobs` with at most `workers` at once, handing each finished row to `record` before
@@ -759,7 +798,7 @@ const TRUTH_SAMPLE: usize = 3;
 /// too. With [`BenchSettings::reward_python_auto`], a script whose imports fail in the sandbox
 /// moves to the host's python3 when that has them (said on stderr).
 async fn check_reward_script(
-    script: &mut super::score::RewardScript,
+    script: &mut RewardScript,
     task: &str,
     judged: bool,
     sample: &[Row],
@@ -878,107 +917,6 @@ fn run_config(task: &TaskSpec, settings: &BenchSettings, identity: Value) -> Val
     Value::Object(config)
 }
 
-/// Write `results.json`, `results.svg`, `summary.txt`, `summary.md` and the combined `trajectory.json` from
-/// the folder's `results.jsonl`, keeping the `elapsed_time_seconds` already recorded there.
-///
-/// # Errors
-/// I/O errors.
-pub fn finish(run_dir: &Path, config: &Value) -> std::io::Result<Value> {
-    let elapsed = std::fs::read_to_string(run_dir.join("results.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .and_then(|v| v["elapsed_time_seconds"].as_f64())
-        .unwrap_or(0.0);
-    finish_with(run_dir, config, elapsed, &[run_dir])
-}
-
-/// [`finish`] with the run's wall-clock seconds and the folders whose `trajectories/` hold
-/// the rows' episodes (several for a merge of shards).
-///
-/// # Errors
-/// I/O errors.
-pub fn finish_with(
-    run_dir: &Path,
-    config: &Value,
-    elapsed: f64,
-    sources: &[&Path],
-) -> std::io::Result<Value> {
-    let results = read_results(&run_dir.join("results.jsonl"));
-    let summary = summarize(&results, config, elapsed);
-    crate::fsutil::write_atomic(
-        &run_dir.join("results.json"),
-        &serde_json::to_vec_pretty(&summary)?,
-    )?;
-    let label = format!(
-        "{} {}",
-        config["model"].as_str().unwrap_or("?"),
-        config["mode"].as_str().unwrap_or("run")
-    );
-    std::fs::write(run_dir.join("results.svg"), svg(&[(&label, &summary)]))?;
-    std::fs::write(run_dir.join("summary.txt"), table(&summary))?;
-    std::fs::write(run_dir.join("summary.md"), markdown(&summary))?;
-    write_combined(run_dir, &results, sources)?;
-    Ok(summary)
-}
-
-/// The row's folder under `trajectories/`.
-pub fn trajectory_dir(id: &str, repeat: u32) -> String {
-    safe(&format!("{id}_{repeat}"))
-}
-
-/// The reference's combined `trajectory.json`: id -> `{problem_statement, trajectory, reward,
-/// agent_answer, ground_truth}` (keys `id#k` when a row ran more than once), so its
-/// `judge.py` reads our runs unchanged. `reward` is the row's score, 0 for an error row.
-fn write_combined(run_dir: &Path, results: &[RowResult], sources: &[&Path]) -> std::io::Result<()> {
-    let mut sorted: Vec<&RowResult> = results.iter().collect();
-    sorted.sort_by(|a, b| a.key.cmp(&b.key));
-    sorted.dedup_by(|a, b| a.key == b.key);
-    let repeated = sorted.iter().any(|r| r.repeat > 0);
-    let path = run_dir.join("trajectory.json");
-    let tmp = run_dir.join(".trajectory.json.tmp");
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-    out.write_all(b"{")?;
-    for (i, r) in sorted.iter().enumerate() {
-        let episode = sources
-            .iter()
-            .map(|d| d.join("trajectories").join(trajectory_dir(&r.id, r.repeat)))
-            .find(|d| d.join("trajectory.json").is_file() || d.join("events.jsonl").is_file())
-            .and_then(|d| crate::agent::trajectory::read(&d).ok());
-        let statement = r.problem_statement.clone().or_else(|| {
-            episode
-                .as_ref()
-                .and_then(|e| e["problem_statement"].as_str().map(str::to_string))
-        });
-        let steps = episode
-            .as_ref()
-            .map(|e| e["steps"].clone())
-            .filter(Value::is_array)
-            .unwrap_or_else(|| json!([]));
-        let key = if repeated {
-            r.key.clone()
-        } else {
-            r.id.clone()
-        };
-        let entry = json!({
-            "problem_statement": statement.unwrap_or_default(),
-            "trajectory": steps,
-            "reward": r.score.unwrap_or(0.0),
-            "agent_answer": r.answer.clone().unwrap_or_default(),
-            "ground_truth": r.ground_truth,
-        });
-        if i > 0 {
-            out.write_all(b",")?;
-        }
-        out.write_all(b"\n  ")?;
-        serde_json::to_writer(&mut out, &key)?;
-        out.write_all(b": ")?;
-        serde_json::to_writer(&mut out, &entry)?;
-    }
-    out.write_all(b"\n}\n")?;
-    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-    std::fs::rename(&tmp, &path)
-}
-
 /// The row's console text and result block, as the reference's `logs/<id>.txt`.
 fn write_log(settings: &BenchSettings, console: &str, r: &RowResult) {
     let name = if settings.repeat > 1 {
@@ -1004,23 +942,6 @@ fn write_log(settings: &BenchSettings, console: &str, r: &RowResult) {
     let _ = std::fs::write(settings.run_dir.join("logs").join(name), text);
 }
 
-/// The name (without `.txt`) of a row's console log under `logs/` when rows ran once.
-pub fn log_stem(id: &str) -> String {
-    safe(id)
-}
-
-fn safe(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 async fn run_job(shared: &Shared, job: &Job) -> RowResult {
     let (runtime, task, settings) = (&shared.runtime, &shared.task, &shared.settings);
     let row = &job.row;
@@ -1038,10 +959,10 @@ async fn run_job(shared: &Shared, job: &Job) -> RowResult {
             let scorer = row
                 .scorer
                 .as_deref()
-                .and_then(super::score::Scorer::by_name)
+                .and_then(Scorer::by_name)
                 .unwrap_or_else(|| task.scorer.clone());
             let t = Instant::now();
-            if scorer != super::score::Scorer::Judge {
+            if scorer != Scorer::Judge {
                 match scorer.score(answer.as_deref(), row, runtime).await {
                     Score::Value(s) => result.score = Some(s),
                     Score::Error(e) => result.error = Some(e),
@@ -1111,23 +1032,7 @@ async fn sandbox_episode(
 ) -> Result<Option<String>, String> {
     let settings = &shared.settings;
     let row = &job.row;
-    let spec = EpisodeSpec {
-        sandbox: settings.sandbox.clone(),
-        episode: settings.episode.clone(),
-        workspace: None,
-        input_files: row
-            .input_files
-            .iter()
-            .map(|(name, content)| (name.clone(), content.clone().into_bytes()))
-            .collect(),
-        record_dir: settings
-            .run_dir
-            .join("trajectories")
-            .join(trajectory_dir(&row.id, job.repeat)),
-        header: json!({"problem_statement": row.problem_statement, "id": row.id, "domain": row.domain, "repeat": job.repeat,
-                       "system_prompt": settings.episode.prompts.system(),
-                       "user_prompt": settings.episode.prompts.instance(&row.problem_statement)}),
-    };
+    let spec = episode_spec(settings, row, job.repeat);
     let record_dir = spec.record_dir.clone();
     let episode = setup(&shared.runtime, client, spec)
         .await
@@ -1172,6 +1077,38 @@ async fn sandbox_episode(
     if let Ok(Err(e)) = kept {
         result.warning = Some(format!("the episode's files were not all saved: {e}"));
     }
+    episode_answer(settings, r, result)
+}
+
+/// The episode of `row`: the run's sandbox and episode settings, the row's input files, its
+/// trajectory folder, and the header its trajectory starts with.
+fn episode_spec(settings: &BenchSettings, row: &Row, repeat: u32) -> EpisodeSpec {
+    EpisodeSpec {
+        sandbox: settings.sandbox.clone(),
+        episode: settings.episode.clone(),
+        workspace: None,
+        input_files: row
+            .input_files
+            .iter()
+            .map(|(name, content)| (name.clone(), content.clone().into_bytes()))
+            .collect(),
+        record_dir: settings
+            .run_dir
+            .join("trajectories")
+            .join(trajectory_dir(&row.id, repeat)),
+        header: json!({"problem_statement": row.problem_statement, "id": row.id, "domain": row.domain, "repeat": repeat,
+                       "system_prompt": settings.episode.prompts.system(),
+                       "user_prompt": settings.episode.prompts.instance(&row.problem_statement)}),
+    }
+}
+
+/// The episode's figures into `result`, and the answer to score (stripped, missing = the
+/// empty string, as the reference) or why the row is an error.
+fn episode_answer(
+    settings: &BenchSettings,
+    r: crate::agent::EpisodeResult,
+    result: &mut RowResult,
+) -> Result<Option<String>, String> {
     result.stop = serde_json::to_value(&r.stop)
         .ok()
         .and_then(|v| v["reason"].as_str().map(str::to_string))
@@ -1306,10 +1243,10 @@ async fn plain_llm(
     let (task, settings) = (&shared.task, &shared.settings);
     let prompt = match &task.llm_prompt_py {
         Some(source) => {
-            let script = super::score::RewardScript {
+            let script = RewardScript {
                 source: source.clone(),
                 path: task.dir.as_ref().map(|d| d.join("vanilla_llm_prompt.py")),
-                host: matches!(&task.scorer, super::score::Scorer::Reward(r) if r.host),
+                host: matches!(&task.scorer, Scorer::Reward(r) if r.host),
                 requirements: task.requirements.clone(),
             };
             super::score::create_prompt(&script, row, &shared.runtime).await?
@@ -1344,7 +1281,7 @@ async fn plain_llm(
     // With the task's own prompt (and reward.py) the whole reply is the answer, as in the
     // reference; with ours, the part after `Answer:` or in the last \boxed{}.
     Ok(Some(
-        if task.llm_prompt_py.is_some() || matches!(task.scorer, super::score::Scorer::Reward(_)) {
+        if task.llm_prompt_py.is_some() || matches!(task.scorer, Scorer::Reward(_)) {
             content
         } else {
             extract(&content)

@@ -4,47 +4,16 @@
 //! print: its result travels in a file, not on stdout. A scorer that fails gives an error,
 //! never a silent 0.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::dataset::Row;
+// Re-exported so the paths `eval::score::{Scorer, RewardScript}` keep working.
+use super::spec::Row;
+pub use super::spec::{RewardScript, Scorer};
 use crate::runtime::{Limits, Runtime, executor};
 use crate::sandbox::Sandbox;
-
-/// How answers are scored.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Scorer {
-    /// Equal after normalisation (case, spaces, surrounding `$`, trailing `.`).
-    Exact,
-    /// Numbers equal within a relative tolerance of 1e-4 (or 1e-9 absolute).
-    Numeric,
-    /// The same multiple-choice letter.
-    Choice,
-    /// `\boxed{}` answers: equal text, equal numbers, or symbolically equal (sympy).
-    Math,
-    /// A task's `reward.py`.
-    Reward(RewardScript),
-    /// An LLM judge (the runner's `--judge-model`) decides.
-    Judge,
-}
-
-/// A task's Python code (`reward.py`, `vanilla_llm_prompt.py`) and where it runs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RewardScript {
-    /// The source.
-    pub source: String,
-    /// The file it came from (the host mode imports it from there, so files beside it are
-    /// found as in the reference).
-    pub path: Option<PathBuf>,
-    /// Run with the host's `python3` (trusted task code; the answer is passed as data).
-    pub host: bool,
-    /// The task's `requirements.txt`: installed (pure-Python wheels, from the cache every
-    /// sandbox shares) into the sandbox the script runs in. Not used with `host`.
-    pub requirements: Vec<crate::packages::Requirement>,
-}
 
 /// A score or why there is none.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,33 +25,6 @@ pub enum Score {
 }
 
 impl Scorer {
-    /// Names accepted by [`Scorer::by_name`].
-    pub const NAMES: &'static str = "exact, numeric, choice, math, judge";
-
-    /// The scorer's name (`reward.py` for a task's own).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Scorer::Exact => "exact",
-            Scorer::Numeric => "numeric",
-            Scorer::Choice => "choice",
-            Scorer::Math => "math",
-            Scorer::Reward(_) => "reward.py",
-            Scorer::Judge => "judge",
-        }
-    }
-
-    /// A built-in scorer by name.
-    pub fn by_name(name: &str) -> Option<Scorer> {
-        Some(match name.trim().to_ascii_lowercase().as_str() {
-            "exact" | "exact_match" | "string" => Scorer::Exact,
-            "numeric" | "number" => Scorer::Numeric,
-            "choice" | "mcq" | "multiple_choice" | "letter" => Scorer::Choice,
-            "math" | "boxed" => Scorer::Math,
-            "judge" | "llm_judge" | "llm-judge" => Scorer::Judge,
-            _ => return None,
-        })
-    }
-
     /// Score `answer` for `row`. `runtime` runs `reward.py` and symbolic checks.
     pub async fn score(&self, answer: Option<&str>, row: &Row, runtime: &Arc<Runtime>) -> Score {
         let Some(answer) = answer else {

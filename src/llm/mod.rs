@@ -348,9 +348,7 @@ impl Client {
             .headers()
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(|s| Duration::from_secs_f64(s.min(300.0)));
+            .and_then(|v| retry_after(v, std::time::SystemTime::now()));
         let mut bytes = Vec::new();
         loop {
             match resp.chunk().await {
@@ -448,6 +446,20 @@ fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, LlmError> {
     })
 }
 
+/// The wait a `Retry-After` value asks for, in either of its forms: seconds (a fraction is
+/// accepted) or an HTTP date (the time left until then). At most 300 s; `None` (our own
+/// backoff then) when the value is neither or the date has passed.
+fn retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
+    const MAX: f64 = 300.0;
+    let value = value.trim();
+    if let Ok(s) = value.parse::<f64>() {
+        return (s.is_finite() && s >= 0.0).then(|| Duration::from_secs_f64(s.min(MAX)));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    let left = at.duration_since(now).ok()?;
+    Some(left.min(Duration::from_secs_f64(MAX)))
+}
+
 /// A number in [0, 1) that differs between calls (no RNG crate needed for jitter).
 fn jitter() -> f64 {
     use std::hash::{BuildHasher, Hasher};
@@ -478,6 +490,27 @@ mod tests {
         assert_eq!(b["temperature"], 0.1);
         assert_eq!(b["max_tokens"], 100);
         assert_eq!(c.url, "http://x/v1/chat/completions");
+    }
+
+    #[test]
+    fn retry_after_in_seconds_and_as_an_http_date() {
+        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").unwrap();
+        // Seconds, with a fraction, capped at 300.
+        assert_eq!(retry_after("120", now), Some(Duration::from_secs(120)));
+        assert_eq!(retry_after(" 1.5 ", now), Some(Duration::from_millis(1500)));
+        assert_eq!(retry_after("86400", now), Some(Duration::from_secs(300)));
+        assert_eq!(retry_after("-1", now), None);
+        // An HTTP date: the time left, nothing once it has passed, capped at 300.
+        assert_eq!(
+            retry_after("Sun, 06 Nov 1994 08:50:07 GMT", now),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now), None);
+        assert_eq!(
+            retry_after("Mon, 07 Nov 1994 08:49:37 GMT", now),
+            Some(Duration::from_secs(300))
+        );
+        assert_eq!(retry_after("soon", now), None);
     }
 
     #[test]

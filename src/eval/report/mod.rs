@@ -2,6 +2,13 @@
 //! a table, an SVG chart) computed from those lines only, so a merge of shards gives the same
 //! summary as one run.
 
+mod chart;
+mod finish;
+
+pub use chart::svg;
+pub(crate) use finish::safe;
+pub use finish::{finish, finish_with, log_stem, trajectory_dir};
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -178,6 +185,7 @@ pub fn table(summary: &Value) -> String {
 /// Text safe inside XML 1.0 (element text or a quoted attribute): the five special characters
 /// escaped, and the characters XML 1.0 cannot carry at all (most C0 controls, lone surrogates
 /// cannot occur in a `str`, U+FFFE/U+FFFF) dropped. Answers may contain anything.
+/// Ours rather than `quick-xml`'s escaping: that one keeps the characters XML 1.0 cannot carry.
 pub fn xml_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -255,6 +263,8 @@ fn clip(s: &str, max: usize) -> String {
 /// domain, `name` the id, with `#repeat` when rows ran more than once, `time` the row's model
 /// plus sandbox seconds). A row scoring below 1 has a `<failure>` (answer vs ground truth), a
 /// row without a score an `<error>` (its message).
+/// Written by hand rather than with an XML or JUnit crate: one fixed shape, escaped by
+/// [`xml_escape`], and no dependency for a few dozen lines.
 pub fn junit(results: &[RowResult], task: &str) -> String {
     let mut sorted: Vec<&RowResult> = results.iter().collect();
     sorted.sort_by(|a, b| a.key.cmp(&b.key));
@@ -324,203 +334,6 @@ pub fn junit(results: &[RowResult], task: &str) -> String {
         out.push_str("  </testsuite>\n");
     }
     out.push_str("</testsuites>\n");
-    out
-}
-
-/// The group of `domain` (or `overall`) in a summary.
-fn group<'a>(s: &'a Value, domain: &str) -> &'a Value {
-    if domain == "overall" {
-        &s["overall"]
-    } else {
-        &s["domains"][domain]
-    }
-}
-
-/// A bar chart (SVG) of the score per domain for one or more labelled summaries: each bar
-/// with its value, its row count and errors under it, the min-max over repeats as a whisker
-/// when rows ran more than once. Two summaries of which one is `llm` mode and the other
-/// `llm-in-sandbox` are drawn as the paper's Figure 1: the plain LLM first, the sandbox next
-/// to it, and the difference (sandbox - llm, in points) above each domain.
-pub fn svg(series: &[(&str, &Value)]) -> String {
-    let mut series: Vec<(&str, &Value)> = series.to_vec();
-    let mode = |s: &Value| s["config"]["mode"].as_str().unwrap_or("").to_string();
-    let compare = series.len() == 2 && {
-        let (a, b) = (mode(series[0].1), mode(series[1].1));
-        let sandbox = |m: &str| m == "llm-in-sandbox" || m == "sandbox";
-        (a == "llm" && sandbox(&b)) || (b == "llm" && sandbox(&a))
-    };
-    if compare && mode(series[0].1) != "llm" {
-        series.swap(0, 1);
-    }
-    let mut domains: Vec<String> = series
-        .iter()
-        .flat_map(|(_, s)| {
-            s["domains"]
-                .as_object()
-                .map(|d| d.keys().cloned().collect::<Vec<_>>())
-                .unwrap_or_default()
-        })
-        .collect();
-    domains.sort();
-    domains.dedup();
-    domains.push("overall".into());
-    let colors = [
-        "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1",
-    ];
-    let (bar, gap, left, height) = (40.0, 30.0, 60.0, 300.0);
-    let repeats = series
-        .iter()
-        .filter_map(|(_, s)| s["overall"]["spread"]["repeats"].as_u64())
-        .max();
-    let legend_lines = series.len() + usize::from(repeats.is_some());
-    let top = 60.0 + 16.0 * legend_lines as f64 + if compare { 26.0 } else { 8.0 };
-    let group_w = bar * series.len() as f64 + gap;
-    let width = (left + group_w * domains.len() as f64 + 30.0).max(520.0);
-    let axis = top + height;
-    let task = series
-        .first()
-        .and_then(|(_, s)| s["task"].as_str())
-        .unwrap_or("benchmark");
-    let title = if compare {
-        format!("{task}: LLM vs LLM-in-Sandbox, score per domain")
-    } else {
-        format!("{task}: score per domain")
-    };
-    let note = if compare {
-        "bars: mean score (error rows count as 0); above each pair: sandbox - llm, in points"
-    } else {
-        "bars: mean score (error rows count as 0); under each bar: rows and errors"
-    };
-    let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{:.0}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{left}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>\n<text x=\"{left}\" y=\"42\" font-size=\"11\" fill=\"#555\">{}</text>\n",
-        axis + 110.0,
-        esc(&title),
-        esc(note)
-    );
-    for (j, (label, s)) in series.iter().enumerate() {
-        let y = 56.0 + 16.0 * j as f64;
-        out.push_str(&format!(
-            "<rect x=\"{left}\" y=\"{:.0}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{:.0}\" y=\"{:.0}\">{} ({} rows, {} errors)</text>\n",
-            y,
-            colors[j % colors.len()],
-            left + 16.0,
-            y + 11.0,
-            esc(label),
-            s["overall"]["rows"].as_u64().unwrap_or(0),
-            s["overall"]["errors"].as_u64().unwrap_or(0),
-        ));
-    }
-    if let Some(k) = repeats {
-        let y = 56.0 + 16.0 * series.len() as f64;
-        let cx = left + 6.0;
-        out.push_str(&format!(
-            "<g stroke=\"#222\" stroke-width=\"1.5\"><line x1=\"{cx}\" x2=\"{cx}\" y1=\"{y}\" y2=\"{:.0}\"/><line x1=\"{:.0}\" x2=\"{:.0}\" y1=\"{y}\" y2=\"{y}\"/><line x1=\"{:.0}\" x2=\"{:.0}\" y1=\"{:.0}\" y2=\"{:.0}\"/></g><text x=\"{:.0}\" y=\"{:.0}\">min-max over {k} repeats</text>\n",
-            y + 12.0,
-            cx - 4.0,
-            cx + 4.0,
-            cx - 4.0,
-            cx + 4.0,
-            y + 12.0,
-            y + 12.0,
-            left + 16.0,
-            y + 11.0,
-        ));
-    }
-    for pct in [0, 25, 50, 75, 100] {
-        let y = top + height * (1.0 - pct as f64 / 100.0);
-        out.push_str(&format!(
-            "<line x1=\"{left}\" x2=\"{:.0}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{}\"/><text x=\"{:.0}\" y=\"{:.1}\" text-anchor=\"end\">{pct}%</text>\n",
-            width - 20.0,
-            if pct == 0 { "#888" } else { "#ddd" },
-            left - 6.0,
-            y + 4.0
-        ));
-    }
-    let y_of = |score: f64| top + height * (1.0 - score.clamp(0.0, 1.0));
-    for (i, d) in domains.iter().enumerate() {
-        let x0 = left + gap / 2.0 + group_w * i as f64;
-        let mut highest = 0f64;
-        for (j, (_, s)) in series.iter().enumerate() {
-            let g = group(s, d);
-            let x = x0 + bar * j as f64;
-            let cx = x + bar / 2.0;
-            let rows = g["rows"].as_u64().unwrap_or(0);
-            let errors = g["errors"].as_u64().unwrap_or(0);
-            if rows > 0 {
-                out.push_str(&format!(
-                    "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">n={rows}</text>\n",
-                    axis + 13.0
-                ));
-            }
-            if errors > 0 {
-                out.push_str(&format!(
-                    "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#c00\">{errors} err</text>\n",
-                    axis + 25.0
-                ));
-            }
-            let Some(score) = g["mean_score"].as_f64() else {
-                continue;
-            };
-            let h = height * score.clamp(0.0, 1.0);
-            out.push_str(&format!(
-                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{}\"><title>{}: {:.1}%</title></rect>\n",
-                x + 2.0,
-                axis - h,
-                bar - 4.0,
-                colors[j % colors.len()],
-                esc(d),
-                score * 100.0
-            ));
-            let mut label_top = score;
-            if let (Some(lo), Some(hi)) = (g["spread"]["min"].as_f64(), g["spread"]["max"].as_f64())
-            {
-                let (ylo, yhi) = (y_of(lo), y_of(hi));
-                out.push_str(&format!(
-                    "<g class=\"spread\" stroke=\"#222\" stroke-width=\"1.5\"><line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{ylo:.1}\" y2=\"{yhi:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{ylo:.1}\" y2=\"{ylo:.1}\"/><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{yhi:.1}\" y2=\"{yhi:.1}\"/><title>min {:.1}% max {:.1}% over {} repeats</title></g>\n",
-                    cx - 6.0,
-                    cx + 6.0,
-                    cx - 6.0,
-                    cx + 6.0,
-                    lo * 100.0,
-                    hi * 100.0,
-                    g["spread"]["repeats"].as_u64().unwrap_or(0)
-                ));
-                label_top = label_top.max(hi);
-            }
-            highest = highest.max(label_top);
-            out.push_str(&format!(
-                "<text class=\"value\" x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\">{:.1}</text>\n",
-                y_of(label_top) - 4.0,
-                score * 100.0
-            ));
-        }
-        if compare
-            && let (Some(llm), Some(sandbox)) = (
-                group(series[0].1, d)["mean_score"].as_f64(),
-                group(series[1].1, d)["mean_score"].as_f64(),
-            )
-        {
-            let delta = (sandbox - llm) * 100.0;
-            let (color, sign) = if delta >= 0.0 {
-                ("#1a7f37", "+")
-            } else {
-                ("#c00", "")
-            };
-            out.push_str(&format!(
-                "<text class=\"delta\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"12\" font-weight=\"bold\" fill=\"{color}\">{sign}{delta:.1}</text>\n",
-                x0 + bar * series.len() as f64 / 2.0,
-                y_of(highest) - 20.0
-            ));
-        }
-        let lx = x0 + bar * series.len() as f64 / 2.0;
-        let ly = axis + 40.0;
-        out.push_str(&format!(
-            "<text x=\"{lx:.1}\" y=\"{ly:.1}\" text-anchor=\"end\" transform=\"rotate(-30 {lx:.1} {ly:.1})\"{}>{}</text>\n",
-            if d == "overall" { " font-weight=\"bold\"" } else { "" },
-            esc(d)
-        ));
-    }
-    out.push_str("</svg>\n");
     out
 }
 
