@@ -8,6 +8,7 @@ use anyhow::bail;
 
 use llm_in_sandbox::runtime::Runtime;
 use llm_in_sandbox::sandbox::Sandbox;
+use llm_in_sandbox::shell::{Shell, ShellSettings};
 
 /// How many files this process has open.
 pub(super) fn open_files() -> usize {
@@ -79,10 +80,63 @@ pub(super) fn density(
     rt: &tokio::runtime::Runtime,
     count: usize,
 ) -> anyhow::Result<()> {
-    use llm_in_sandbox::shell::{Shell, ShellSettings};
-    const MARKER: &str = "lis-bench-started";
-    const GO: &str = "lis-bench-go";
-    // Each call loads numpy, says it is running, and waits (sleeping) for the host's go.
+    let fds_before = open_files();
+    let before = Memory::now();
+    let (sandboxes, shells) = live_episodes(runtime, count)?;
+    let idle = Memory::now().minus(before);
+    let fds_idle = open_files();
+    let base = Memory::now();
+    let tasks = start_waiting_calls(rt, shells);
+    let started = wait_until_all_waiting(&sandboxes, count);
+    let active = Memory::now().minus(base);
+    let fds_active = open_files();
+    for sb in &sandboxes {
+        sb.workspace().write(GO, "")?;
+    }
+    let (results, first_failure, alive) = rt.block_on(finish_calls(tasks));
+    // Instance slots keep the pages a call wrote (reset in place, ready for the next call in
+    // that slot) instead of releasing them; this shows what stays once the calls are over.
+    let after = Memory::now().minus(before);
+    // What a quiet server does after `--release-idle-after`: the slots give their pages back.
+    let _ = runtime.release_idle_memory(Duration::ZERO);
+    let released = Memory::now().minus(before);
+    drop(alive);
+    print_density(count, started, results, [idle, active, after, released]);
+    let per_idle = fds_idle.saturating_sub(fds_before) as f64 / count.max(1) as f64;
+    let per_call = fds_active.saturating_sub(fds_idle) as f64 / count.max(1) as f64;
+    let limit = open_file_limit();
+    println!(
+        "Open files: {per_idle:.1} per live episode, {per_call:.1} more per running call; \
+         this process may hold {limit}, so at most ~{:.0} episodes can be inside a call at once \
+         here (raise `ulimit -n` for more).\n",
+        limit as f64 / (per_idle + per_call).max(1.0)
+    );
+    if results < count {
+        bail!(
+            "only {results} of {count} concurrent calls succeeded; the first failure: {}",
+            first_failure.unwrap_or_default()
+        );
+    }
+    if started < count {
+        bail!("only {started} of {count} calls were running at once; the active figure is low");
+    }
+    Ok(())
+}
+
+/// The file a waiting call holds in its workspace.
+const MARKER: &str = "lis-bench-started";
+/// The file the host writes to let the calls finish.
+const GO: &str = "lis-bench-go";
+
+/// A waiting call: its failure (if any), and its shell, kept alive for the "after" figure.
+type WaitingCall = tokio::task::JoinHandle<(Option<String>, Shell)>;
+
+/// `count` episodes (sandbox + shell), each with the script that loads numpy, says it is
+/// running, and waits (sleeping) for the host's go.
+fn live_episodes(
+    runtime: &Arc<Runtime>,
+    count: usize,
+) -> anyhow::Result<(Vec<Arc<Sandbox>>, Vec<Shell>)> {
     let script = format!(
         "import os, time, numpy\n\
          a = numpy.ones(1000)\n\
@@ -94,18 +148,18 @@ pub(super) fn density(
     );
     let mut shells = Vec::with_capacity(count);
     let mut sandboxes = Vec::with_capacity(count);
-    let fds_before = open_files();
-    let before = Memory::now();
     for _ in 0..count {
         let sb = Arc::new(Sandbox::builder(runtime.clone()).build()?);
         sb.workspace().write("lis_bench_wait.py", &script)?;
         sandboxes.push(sb.clone());
         shells.push(Shell::new(sb, ShellSettings::default())?);
     }
-    let idle = Memory::now().minus(before);
-    let fds_idle = open_files();
-    let base = Memory::now();
-    let tasks: Vec<_> = shells
+    Ok((sandboxes, shells))
+}
+
+/// Start every episode's waiting call through its shell.
+fn start_waiting_calls(rt: &tokio::runtime::Runtime, shells: Vec<Shell>) -> Vec<WaitingCall> {
+    shells
         .into_iter()
         .map(|mut shell| {
             rt.spawn(async move {
@@ -118,8 +172,11 @@ pub(super) fn density(
                 (failure, shell)
             })
         })
-        .collect();
-    // Wait (up to two minutes) until every call is waiting, then read the memory.
+        .collect()
+}
+
+/// Wait (up to two minutes) until every call is waiting; how many were.
+fn wait_until_all_waiting(sandboxes: &[Arc<Sandbox>], count: usize) -> usize {
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut started = 0;
     while Instant::now() < deadline {
@@ -132,38 +189,34 @@ pub(super) fn density(
         }
         std::thread::sleep(Duration::from_millis(500));
     }
-    let active = Memory::now().minus(base);
-    let fds_active = open_files();
-    for sb in &sandboxes {
-        sb.workspace().write(GO, "")?;
-    }
-    let (results, first_failure, alive) = rt.block_on(async {
-        let (mut ok, mut first_failure) = (0usize, None);
-        let mut alive = Vec::with_capacity(tasks.len());
-        for t in tasks {
-            match t.await {
-                Ok((None, shell)) => {
-                    ok += 1;
-                    alive.push(shell);
-                }
-                Ok((Some(why), shell)) => {
-                    first_failure.get_or_insert(why);
-                    alive.push(shell);
-                }
-                Err(e) => {
-                    first_failure.get_or_insert(e.to_string());
-                }
+    started
+}
+
+/// The calls' results: how many succeeded, the first failure, and the shells still alive.
+async fn finish_calls(tasks: Vec<WaitingCall>) -> (usize, Option<String>, Vec<Shell>) {
+    let (mut ok, mut first_failure) = (0usize, None);
+    let mut alive = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        match t.await {
+            Ok((None, shell)) => {
+                ok += 1;
+                alive.push(shell);
+            }
+            Ok((Some(why), shell)) => {
+                first_failure.get_or_insert(why);
+                alive.push(shell);
+            }
+            Err(e) => {
+                first_failure.get_or_insert(e.to_string());
             }
         }
-        (ok, first_failure, alive)
-    });
-    // Instance slots keep the pages a call wrote (reset in place, ready for the next call in
-    // that slot) instead of releasing them; this shows what stays once the calls are over.
-    let after = Memory::now().minus(before);
-    // What a quiet server does after `--release-idle-after`: the slots give their pages back.
-    let _ = runtime.release_idle_memory(Duration::ZERO);
-    let released = Memory::now().minus(before);
-    drop(alive);
+    }
+    (ok, first_failure, alive)
+}
+
+/// The memory table: per episode, idle, active, after the calls and after the release.
+fn print_density(count: usize, started: usize, results: usize, states: [Memory; 4]) {
+    let [idle, active, after, released] = states;
     println!(
         "\nDensity: {count} episodes (sandbox + shell) alive at once \
          ({started} calls were waiting together; {results} succeeded):\n"
@@ -193,23 +246,4 @@ pub(super) fn density(
             per(m.rss) / 1048576.0,
         );
     }
-    let per_idle = fds_idle.saturating_sub(fds_before) as f64 / count.max(1) as f64;
-    let per_call = fds_active.saturating_sub(fds_idle) as f64 / count.max(1) as f64;
-    let limit = open_file_limit();
-    println!(
-        "Open files: {per_idle:.1} per live episode, {per_call:.1} more per running call; \
-         this process may hold {limit}, so at most ~{:.0} episodes can be inside a call at once \
-         here (raise `ulimit -n` for more).\n",
-        limit as f64 / (per_idle + per_call).max(1.0)
-    );
-    if results < count {
-        bail!(
-            "only {results} of {count} concurrent calls succeeded; the first failure: {}",
-            first_failure.unwrap_or_default()
-        );
-    }
-    if started < count {
-        bail!("only {started} of {count} calls were running at once; the active figure is low");
-    }
-    Ok(())
 }

@@ -25,9 +25,51 @@ pub(super) fn python_rows(
     rows: &mut Vec<Row>,
 ) -> anyhow::Result<(Duration, Duration)> {
     let n = args.iterations.max(1);
-    let exe = std::env::current_exe().context("cannot find our own executable")?;
-
     eprintln!("measuring {n} iterations each...");
+    let native = process_rows(global, args, n, rows)?;
+    let vs_native = Some((native, "native process"));
+    let in_process = |code: &'static str| fresh_call(rt, runtime, code);
+    let fresh = repeat(n, in_process("print(1)"))?;
+    rows.push((
+        "in-process fresh sandbox + `print(1)`".into(),
+        fresh,
+        vs_native,
+    ));
+    reused_sandbox_rows(rt, runtime, n, native, rows)?;
+    let numpy = repeat(n.min(10), in_process("import numpy; print(1)"))?;
+    rows.push((
+        "in-process fresh sandbox + `import numpy`".into(),
+        numpy,
+        vs_native,
+    ));
+    let sympy = repeat(n.min(5), in_process("import sympy; print(1)"))?;
+    rows.push((
+        "in-process fresh sandbox + `import sympy`".into(),
+        sympy,
+        vs_native,
+    ));
+
+    let preloaded_imports = repeat(n, in_process("import numpy, sympy; print(1)"))?;
+    rows.push((
+        format!(
+            "in-process fresh sandbox + `import numpy, sympy` (snapshot with {} imported)",
+            snapshot_holds(runtime)
+        ),
+        preloaded_imports,
+        vs_native,
+    ));
+    Ok((native, preloaded_imports))
+}
+
+/// A native `python3` process and our `exec` process, start to first output; the native
+/// figure is returned as the baseline of the rows after it.
+fn process_rows(
+    global: &GlobalArgs,
+    args: &PerfArgs,
+    n: usize,
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<Duration> {
+    let exe = std::env::current_exe().context("cannot find our own executable")?;
     let native = repeat(n, || {
         first_output(Command::new(&args.native_python).args(["-c", "print(1)"]))
     })?;
@@ -51,24 +93,34 @@ pub(super) fn python_rows(
         ours,
         Some((native, "native process")),
     ));
+    Ok(native)
+}
 
-    let in_process = |code: &'static str| fresh_call(rt, runtime, code);
-    let fresh = repeat(n, in_process("print(1)"))?;
-    rows.push((
-        "in-process fresh sandbox + `print(1)`".into(),
-        fresh,
-        Some((native, "native process")),
-    ));
-    // `python3 -c CODE` in an existing sandbox (a fresh instance each time), timed.
-    let call = |sandbox: &Sandbox, code: &str| -> anyhow::Result<Duration> {
-        let started = Instant::now();
-        let r = rt.block_on(sandbox.python(&["-c".into(), code.into()], b""))?;
-        let elapsed = started.elapsed();
-        if r.exit_code != 0 {
-            bail!("{code} failed: {}", r.stderr_text());
-        }
-        Ok(elapsed)
-    };
+/// `python3 -c CODE` in an existing sandbox (a fresh instance each time), timed.
+fn timed_call(
+    rt: &tokio::runtime::Runtime,
+    sandbox: &Sandbox,
+    code: &str,
+) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let r = rt.block_on(sandbox.python(&["-c".into(), code.into()], b""))?;
+    let elapsed = started.elapsed();
+    if r.exit_code != 0 {
+        bail!("{code} failed: {}", r.stderr_text());
+    }
+    Ok(elapsed)
+}
+
+/// Calls in one existing sandbox: light calls on their own, then light calls after heavier
+/// work.
+fn reused_sandbox_rows(
+    rt: &tokio::runtime::Runtime,
+    runtime: &Arc<Runtime>,
+    n: usize,
+    native: Duration,
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<()> {
+    let call = |sandbox: &Sandbox, code: &str| timed_call(rt, sandbox, code);
     let reuse = {
         let sandbox = Sandbox::builder(runtime.clone()).build()?;
         repeat(n, || call(&sandbox, "print(1)"))?
@@ -105,29 +157,7 @@ pub(super) fn python_rows(
         second_after,
         Some((native, "native process")),
     ));
-    let numpy = repeat(n.min(10), in_process("import numpy; print(1)"))?;
-    rows.push((
-        "in-process fresh sandbox + `import numpy`".into(),
-        numpy,
-        Some((native, "native process")),
-    ));
-    let sympy = repeat(n.min(5), in_process("import sympy; print(1)"))?;
-    rows.push((
-        "in-process fresh sandbox + `import sympy`".into(),
-        sympy,
-        Some((native, "native process")),
-    ));
-
-    let preloaded_imports = repeat(n, in_process("import numpy, sympy; print(1)"))?;
-    rows.push((
-        format!(
-            "in-process fresh sandbox + `import numpy, sympy` (snapshot with {} imported)",
-            snapshot_holds(runtime)
-        ),
-        preloaded_imports,
-        Some((native, "native process")),
-    ));
-    Ok((native, preloaded_imports))
+    Ok(())
 }
 
 /// The stock snapshot (loaded, and compiled once if missing) against the preloaded one.
