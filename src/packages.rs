@@ -27,7 +27,6 @@
 //! runtime's built-in packages). This module imports the guest layout and the quota, never
 //! the runtime (which imports it).
 
-
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::{
-    Locked, PackageError, PipSettings, Requirement, builtin_names, install_into, io_err,
-    normalize, packages_dir, resolve,
+    Locked, PackageError, PipSettings, Requirement, builtin_names, install_into, io_err, normalize,
+    packages_dir, resolve,
 };
 use crate::artifacts::RuntimeFiles;
 

@@ -204,4 +204,3 @@ mod env_tests {
         }
     }
 }
-

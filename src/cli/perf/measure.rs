@@ -84,7 +84,10 @@ pub(super) fn first_output(cmd: &mut Command) -> anyhow::Result<Duration> {
     Ok(elapsed)
 }
 
-pub(super) fn repeat(n: usize, mut f: impl FnMut() -> anyhow::Result<Duration>) -> anyhow::Result<Duration> {
+pub(super) fn repeat(
+    n: usize,
+    mut f: impl FnMut() -> anyhow::Result<Duration>,
+) -> anyhow::Result<Duration> {
     f()?; // warm-up
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {

@@ -40,10 +40,10 @@ mod serve;
 use episodes::{episode_overhead, latency_throughput, throughput};
 
 mod corpus;
-mod packages;
 mod density;
 mod load;
 mod measure;
+mod packages;
 mod python;
 mod shell;
 

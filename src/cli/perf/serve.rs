@@ -434,7 +434,10 @@ fn print_load_table(rows: &[LoadRow], python: &str, seconds: f64) {
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (n, label, o, b) in rows {
         let (rate_ratio, p50_ratio) = if b.count == 0 || o.count == 0 {
-            ("n/a (none finished in the window)".to_string(), "n/a".to_string())
+            (
+                "n/a (none finished in the window)".to_string(),
+                "n/a".to_string(),
+            )
         } else {
             (
                 format!("{:.1}x", o.rate / b.rate),
