@@ -12,6 +12,8 @@ use super::{PackageError, io_err};
 const OPERATORS: [&str; 8] = ["===", "==", "!=", "<=", ">=", "~=", "<", ">"];
 
 /// A validated requirement: a distribution name, optional extras and version specifiers.
+/// Parsed by our own code rather than `pep508_rs`: we accept a deliberately small subset and
+/// refuse the rest (markers, URLs, paths, options) with a reason the model can act on.
 /// Only its [`Display`](std::fmt::Display) form, rebuilt from these parts, reaches pip.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Requirement {
