@@ -220,6 +220,9 @@ fn fix_string_bools(map: Map<String, Value>) -> Map<String, Value> {
 
 /// A Python literal (dict, list, tuple, str, int, float, True/False/None) as JSON.
 ///
+/// Ours rather than a Python-parser crate: one flag needs only `ast.literal_eval`'s data
+/// subset, which a full grammar (and its dependencies) would not make more faithful.
+///
 /// # Errors
 /// The first thing that is not part of a literal, with its byte offset.
 pub fn py_literal(text: &str) -> Result<Value, String> {

@@ -9,14 +9,19 @@
 //! - [`runtime::Runtime`]: the shared engine, compiled module cache and fresh instances.
 //! - [`workspace::Workspace`]: the per-episode directory, reached only through a capability.
 //! - [`artifacts`]: getting and verifying the pinned Python WASM runtime.
+//! - [`packages`]: extra pure-Python packages (site layer, `pip install`), used by the runtime.
+//! - [`layout`] and [`quota`]: the guest's file-system layout and the disk quota, below all of
+//!   the above.
 
 pub mod agent;
 pub mod artifacts;
 pub mod config;
 pub mod eval;
 pub mod fsutil;
+pub mod layout;
 pub mod llm;
 pub mod packages;
+pub mod quota;
 pub mod reference;
 pub mod runtime;
 pub mod sandbox;

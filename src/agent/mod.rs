@@ -404,41 +404,10 @@ impl Episode {
     ) -> Result<bool, StopReason> {
         let step = st.step;
         let thought = msg.content.clone().unwrap_or_default();
-        // The server's reasoning text (`reasoning_content`, vLLM's `reasoning`), else a
-        // `thinking` field (the one the reference itself records).
-        let reasoning = msg
-            .reasoning
-            .clone()
-            .or_else(|| {
-                msg.provider_fields
-                    .as_ref()
-                    .and_then(|f| f.get("thinking"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            })
-            .unwrap_or_default();
+        let reasoning = reasoning_of(&msg);
         let ours = self.settings.deviations.text_tool_calls;
         let native = !msg.tool_calls.is_empty();
-        let with_id = |(i, mut c): (usize, ToolCall)| {
-            if c.id.is_empty() {
-                c.id = format!("call_{step}_{i}");
-            }
-            c
-        };
-        let calls: Vec<ToolCall> = msg
-            .tool_calls
-            .iter()
-            .cloned()
-            .enumerate()
-            .map(with_id)
-            .collect();
-        let mut call = calls.first().cloned();
-        if call.is_none() && ours {
-            call = tool_calls_in_content(&thought)
-                .into_iter()
-                .next()
-                .map(|c| with_id((0, c)));
-        }
+        let (calls, call) = calls_of(&msg, step, ours, &thought);
         st.messages.push(Message {
             role: "assistant".into(),
             content: msg.content.clone(),
@@ -457,22 +426,19 @@ impl Episode {
         let Some(call) = call else {
             self.say(&format!("step {step}: no tool call"));
             st.messages.push(Message::text("user", NO_TOOL_CALL));
-            self.recorder.step(Step {
+            let action = Action {
+                function: String::new(),
+                parameters: json!({}),
+            };
+            self.record_step(
+                step,
                 thought,
-                reasoning_content: reasoning,
-                action: Action {
-                    function: String::new(),
-                    parameters: json!({}),
-                },
-                observation: NO_TOOL_CALL.into(),
-                metadata: StepMeta {
-                    step,
-                    exec_time: turn_time.as_secs_f64(),
-                    llm_time: turn_time.as_secs_f64(),
-                    tool_time: 0.0,
-                    exit_code: None,
-                },
-            });
+                reasoning,
+                action,
+                NO_TOOL_CALL.into(),
+                turn_time,
+                None,
+            );
             return Ok(false);
         };
         let out = match self
@@ -509,24 +475,50 @@ impl Episode {
                 .unwrap_or_default(),
             out.duration.as_secs_f64()
         ));
+        let action = Action {
+            function: call.function.name.clone(),
+            parameters: serde_json::from_str(&call.function.arguments)
+                .unwrap_or_else(|_| Value::String(call.function.arguments.clone())),
+        };
+        let tool = Some((out.duration, out.exit_code));
+        self.record_step(
+            step,
+            thought,
+            reasoning,
+            action,
+            out.observation,
+            turn_time,
+            tool,
+        );
+        Ok(out.submitted)
+    }
+
+    /// Write one step to the trajectory; `tool` is the tool's time and exit code when a tool
+    /// ran.
+    #[allow(clippy::too_many_arguments)]
+    fn record_step(
+        &mut self,
+        step: u32,
+        thought: String,
+        reasoning: String,
+        action: Action,
+        observation: String,
+        turn_time: Duration,
+        tool: Option<(Duration, Option<i32>)>,
+    ) {
         self.recorder.step(Step {
             thought,
             reasoning_content: reasoning,
-            action: Action {
-                function: call.function.name.clone(),
-                parameters: serde_json::from_str(&call.function.arguments)
-                    .unwrap_or_else(|_| Value::String(call.function.arguments.clone())),
-            },
-            observation: out.observation,
+            action,
+            observation,
             metadata: StepMeta {
                 step,
                 exec_time: turn_time.as_secs_f64(),
                 llm_time: turn_time.as_secs_f64(),
-                tool_time: out.duration.as_secs_f64(),
-                exit_code: out.exit_code,
+                tool_time: tool.map_or(0.0, |(d, _)| d.as_secs_f64()),
+                exit_code: tool.and_then(|(_, c)| c),
             },
         });
-        Ok(out.submitted)
     }
 
     async fn finish(self, stop: StopReason, st: Turns, started: Instant) -> EpisodeResult {
@@ -585,6 +577,53 @@ impl Episode {
             .ok()
             .flatten()
     }
+}
+
+/// The reply's reasoning text: the server's (`reasoning_content`, vLLM's `reasoning`), else a
+/// `thinking` field (the one the reference itself records).
+fn reasoning_of(msg: &Message) -> String {
+    msg.reasoning
+        .clone()
+        .or_else(|| {
+            msg.provider_fields
+                .as_ref()
+                .and_then(|f| f.get("thinking"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_default()
+}
+
+/// The reply's native tool calls (ids filled in where the server left them empty) and the one
+/// to run: the first native call, or with text tool calls (`ours`) the first call written in
+/// `thought`.
+fn calls_of(
+    msg: &Message,
+    step: u32,
+    ours: bool,
+    thought: &str,
+) -> (Vec<ToolCall>, Option<ToolCall>) {
+    let with_id = |(i, mut c): (usize, ToolCall)| {
+        if c.id.is_empty() {
+            c.id = format!("call_{step}_{i}");
+        }
+        c
+    };
+    let calls: Vec<ToolCall> = msg
+        .tool_calls
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(with_id)
+        .collect();
+    let mut call = calls.first().cloned();
+    if call.is_none() && ours {
+        call = tool_calls_in_content(thought)
+            .into_iter()
+            .next()
+            .map(|c| with_id((0, c)));
+    }
+    (calls, call)
 }
 
 #[cfg(test)]

@@ -26,6 +26,24 @@ const NOT_DISTRIBUTIONS: &[&str] = &[
     "openblas",
 ];
 
+/// The built-in distributions (normalized names), from the runtime's MANIFEST: never
+/// installed again (the built-in copy is the one imported).
+pub fn builtin_names(manifest: &Path) -> Vec<String> {
+    let text = fs::read_to_string(manifest).unwrap_or_default();
+    let mut names: Vec<String> = text
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next() == Some("package")).then_some(())?;
+            w.next().map(normalize)
+        })
+        .collect();
+    names.extend(["scipy", "scikit-learn", "statsmodels"].map(String::from));
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// The Python distributions built into the runtime: (name, version) from the MANIFEST's
 /// `package NAME VERSION` lines.
 pub fn builtin_versions(manifest: &Path) -> Vec<(String, String)> {

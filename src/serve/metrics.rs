@@ -1,4 +1,8 @@
 //! Counters for `/metrics` (Prometheus text format, version 0.0.4).
+//!
+//! Written out by hand rather than through the `prometheus` or `metrics` crates: a dozen
+//! counters and one histogram need no registry or global recorder, and the text format is
+//! stable and small.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -56,17 +56,7 @@ impl Builtin for PythonCommand {
             )
             .await);
         }
-        let mut notes = Vec::new();
-        let cwd = guest_cwd(ctx.cwd).unwrap_or_else(|| {
-            notes.extend_from_slice(
-                format!(
-                    "python3: note: {} is not visible to Python (only {GUEST_WORKSPACE}, {GUEST_TMP} and {GUEST_HOME} are); starting in {GUEST_WORKSPACE}\n",
-                    ctx.cwd.display()
-                )
-                .as_bytes(),
-            );
-            GUEST_WORKSPACE.to_string()
-        });
+        let (cwd, notes) = cwd_and_note(ctx.cwd);
         let mut env: Vec<(String, String)> = ctx
             .env
             .iter()
@@ -74,18 +64,7 @@ impl Builtin for PythonCommand {
             .collect();
         env.sort();
         let stdin = ctx.stdin_bytes().unwrap_or_default().to_vec();
-        let mut limits = self.sandbox.limits().clone();
-        if let Some(left) = ctx.remaining_deadline() {
-            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
-        }
-        let call_deadline = *self
-            .call_deadline
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(at) = call_deadline {
-            let left = at.saturating_duration_since(std::time::Instant::now());
-            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
-        }
+        let limits = self.limits_within(ctx.remaining_deadline());
         let mut stop = self.interrupt.subscribe();
         let run = tokio::select! {
             r = self.sandbox.run_with_processes(
@@ -98,55 +77,98 @@ impl Builtin for PythonCommand {
         };
         let r = match run {
             Ok(r) => r,
-            Err(e) => {
-                // Not the script's fault: the shell ends the call with a host fault.
-                let mut slot = self
-                    .faults
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                slot.get_or_insert_with(|| format!("python3: {e}"));
-                return Ok(result(
-                    Vec::new(),
-                    format!("python3: {e}\n").into_bytes(),
-                    1,
-                ));
-            }
+            Err(e) => return Ok(self.host_fault(&e)),
         };
         let mut stderr = notes;
         stderr.extend_from_slice(&r.stderr);
         let code = r.exit_code;
-        match &r.outcome {
-            Outcome::Deadline => stderr.extend_from_slice(
-                format!(
-                    "python3: killed: the {:.0} s time limit passed\n",
-                    limits.timeout.as_secs_f64()
-                )
-                .as_bytes(),
-            ),
-            Outcome::MemoryLimit => stderr.extend_from_slice(
-                format!(
-                    "python3: the {} MiB memory limit was reached\n",
-                    limits.memory_bytes >> 20
-                )
-                .as_bytes(),
-            ),
-            Outcome::Trap(msg) => {
-                stderr.extend_from_slice(format!("python3: crashed: {msg}\n").as_bytes())
-            }
-            _ => {}
-        }
-        if r.stdout_dropped + r.stderr_dropped > 0 {
-            stderr.extend_from_slice(
-                format!(
-                    "python3: output truncated ({} bytes dropped)\n",
-                    r.stdout_dropped + r.stderr_dropped
-                )
-                .as_bytes(),
-            );
-        }
+        stderr.extend_from_slice(&outcome_notes(&r, &limits));
         // The sandbox has already reported a quota breach on stderr.
         Ok(result(r.stdout, stderr, code))
     }
+}
+
+impl PythonCommand {
+    /// The sandbox's limits, with the time limit cut to what is left of the script's deadline
+    /// and of the call's own (at least 10 ms, so the call can start and say why it stopped).
+    fn limits_within(&self, script_left: Option<Duration>) -> crate::runtime::Limits {
+        let mut limits = self.sandbox.limits().clone();
+        if let Some(left) = script_left {
+            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
+        }
+        let call_deadline = *self
+            .call_deadline
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(at) = call_deadline {
+            let left = at.saturating_duration_since(std::time::Instant::now());
+            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
+        }
+        limits
+    }
+
+    /// A host failure of the run: not the script's fault, so it is left for the shell to end
+    /// the call with (see `ShellFault`); the command itself fails with it on stderr.
+    fn host_fault(&self, e: &impl std::fmt::Display) -> ExecResult {
+        let mut slot = self
+            .faults
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        slot.get_or_insert_with(|| format!("python3: {e}"));
+        result(Vec::new(), format!("python3: {e}\n").into_bytes(), 1)
+    }
+}
+
+/// The guest working directory for the shell's `cwd`, and a note for stderr when Python
+/// cannot see it (it then starts in the workspace).
+fn cwd_and_note(cwd: &std::path::Path) -> (String, Vec<u8>) {
+    match guest_cwd(cwd) {
+        Some(c) => (c, Vec::new()),
+        None => (
+            GUEST_WORKSPACE.to_string(),
+            format!(
+                "python3: note: {} is not visible to Python (only {GUEST_WORKSPACE}, {GUEST_TMP} and {GUEST_HOME} are); starting in {GUEST_WORKSPACE}\n",
+                cwd.display()
+            )
+            .into_bytes(),
+        ),
+    }
+}
+
+/// What stderr says after the program's own output when the run was stopped (deadline,
+/// memory limit, crash) or its output was cut.
+fn outcome_notes(r: &crate::runtime::RunResult, limits: &crate::runtime::Limits) -> Vec<u8> {
+    let mut stderr = Vec::new();
+    match &r.outcome {
+        Outcome::Deadline => stderr.extend_from_slice(
+            format!(
+                "python3: killed: the {:.0} s time limit passed\n",
+                limits.timeout.as_secs_f64()
+            )
+            .as_bytes(),
+        ),
+        Outcome::MemoryLimit => stderr.extend_from_slice(
+            format!(
+                "python3: the {} MiB memory limit was reached\n",
+                limits.memory_bytes >> 20
+            )
+            .as_bytes(),
+        ),
+        Outcome::Trap(msg) => {
+            stderr.extend_from_slice(format!("python3: crashed: {msg}\n").as_bytes())
+        }
+        _ => {}
+    }
+    if r.stdout_dropped + r.stderr_dropped > 0 {
+        stderr.extend_from_slice(
+            format!(
+                "python3: output truncated ({} bytes dropped)\n",
+                r.stdout_dropped + r.stderr_dropped
+            )
+            .as_bytes(),
+        );
+    }
+    stderr
 }
 
 /// `pip` / `pip3`: `install` fetches pure-Python wheels through the host (see

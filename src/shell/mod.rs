@@ -406,22 +406,7 @@ impl Shell {
         // The timer runs beside the call (a busy script never yields to a timer of its own
         // task) and fires only into the call it was made for.
         let call_no = self.calls.fetch_add(1, SeqCst) + 1;
-        let timer = limit.map(|l| {
-            let (fired, stop, calls) = (
-                fired.clone(),
-                self.interrupter.python.clone(),
-                self.calls.clone(),
-            );
-            tokio::spawn(async move {
-                tokio::time::sleep(l).await;
-                if calls.load(SeqCst) == call_no {
-                    fired.store(true, SeqCst);
-                    cancel.store(true, SeqCst);
-                    stop.send_replace(true);
-                }
-            })
-            .abort_handle()
-        });
+        let timer = limit.map(|l| self.start_call_timer(l, call_no, cancel, fired.clone()));
         // Not aborted when this future is dropped (that would lose the shell's state with
         // the task): the guard interrupts the call and the task puts the shell back.
         let mut guard = CallGuard {
@@ -476,8 +461,42 @@ impl Shell {
         if let Some(fault) = lock(&self.faults).take() {
             return Err(ShellFault(fault));
         }
-        let duration = started.elapsed();
-        Ok(match run {
+        Ok(self.command_result(run, partial, started.elapsed()))
+    }
+
+    /// The timer of a call with its own time limit: it runs beside the call (a busy script
+    /// never yields to a timer of its own task) and, once `limit` passes, stops the script
+    /// (`cancel`) and the `python3` inside it, marking `fired`, but only if call `call_no` is
+    /// still the current one.
+    fn start_call_timer(
+        &self,
+        limit: Duration,
+        call_no: u64,
+        cancel: Arc<std::sync::atomic::AtomicBool>,
+        fired: Arc<std::sync::atomic::AtomicBool>,
+    ) -> tokio::task::AbortHandle {
+        use std::sync::atomic::Ordering::SeqCst;
+        let (stop, calls) = (self.interrupter.python.clone(), self.calls.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep(limit).await;
+            if calls.load(SeqCst) == call_no {
+                fired.store(true, SeqCst);
+                cancel.store(true, SeqCst);
+                stop.send_replace(true);
+            }
+        })
+        .abort_handle()
+    }
+
+    /// What a call that ran to its end (or stopped on its own) shows: its output, or for a
+    /// bash error the partial output and the error on stderr, with bash's exit code.
+    fn command_result(
+        &self,
+        run: bashkit::Result<bashkit::ExecResult>,
+        partial: Partial,
+        duration: Duration,
+    ) -> CommandResult {
+        match run {
             Ok(r) => CommandResult {
                 exit_code: r.exit_code,
                 stdout: r.stdout.text_lossy().into_owned(),
@@ -511,7 +530,7 @@ impl Shell {
                     timeout: self.settings.timeout,
                 }
             }
-        })
+        }
     }
 }
 

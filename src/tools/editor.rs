@@ -171,119 +171,176 @@ impl Editor {
         if self.mode == EditorMode::Reference {
             return reference::run(sandbox, dir, &rel, &path, &command, args);
         }
+        let target = Target {
+            dir,
+            rel: &rel,
+            path: &path,
+            norm,
+        };
         match command.as_str() {
             "view" => view(dir, &rel, &path, args.view_range.as_deref()),
-            "create" => {
-                let text = args
-                    .file_text
-                    .ok_or("Error: file_text is required for create.")?;
-                if dir.symlink_metadata(&rel).is_ok() {
-                    return Err(format!(
-                        "Error: File already exists at {path}. `create` never overwrites a file: use `str_replace` to change it, or create a new path."
-                    ));
-                }
-                sandbox
-                    .quota()
-                    .create_parents(dir, std::path::Path::new(&rel))
-                    .map_err(|e| format!("Error creating file: {e}"))?;
-                sandbox
-                    .write_charged(dir, &rel, text.as_bytes())
-                    .map_err(|e| format!("Error creating file: {e}"))?;
-                self.history.entry(norm).or_default();
-                Ok(format!(
-                    "File created at {path}. {}Review the file and make sure that it is as expected. Edit the file if necessary.",
-                    cat_n(&text, &path, 1)
-                ))
-            }
-            "str_replace" => {
-                let old = args
-                    .old_str
-                    .filter(|s| !s.is_empty())
-                    .ok_or("Error: old_str is required for str_replace.")?;
-                let new = args.new_str.unwrap_or_default();
-                let text = read_text(dir, &rel, &path)?;
-                if text.is_empty() {
-                    return Err(format!("Error: Could not read file {path}"));
-                }
-                let at = unique_match(&text, &old, &path)?;
-                let line = text[..at].matches('\n').count();
-                let updated = text.replacen(&old, &new, 1);
-                let old_len = old.len();
-                let shown = format!(
-                    "{}{new}{}",
-                    strip_terminal_codes(&text[..at]),
-                    strip_terminal_codes(&text[at + old_len..])
-                );
-                self.save(sandbox, dir, &rel, &path, norm, text, &updated)?;
-                // Lines [line - 4, line + 4 + new lines], as the reference picks them from the
-                // file as `cat` showed it (colour codes and carriage returns removed).
-                let lines: Vec<&str> = shown.split('\n').collect();
-                let start = line.saturating_sub(SNIPPET_LINES);
-                let end = (line + SNIPPET_LINES + new.matches('\n').count() + 1).min(lines.len());
-                let snippet = lines.get(start..end).unwrap_or_default().join("\n");
-                Ok(format!(
-                    "The file {path} has been edited. {}Review the changes and make sure they are as expected. Edit the file again if necessary.",
-                    cat_n(
-                        &expand_tabs(&snippet),
-                        &format!("a snippet of {path}"),
-                        start + 1
-                    )
-                ))
-            }
-            "insert" => {
-                let new = args
-                    .new_str
-                    .filter(|s| !s.is_empty())
-                    .ok_or("Error: new_str is required for insert.")?;
-                let at = args.insert_line.unwrap_or(0);
-                let text = read_text(dir, &rel, &path)?;
-                // The reference's lines: `split('\n')`, none for an empty file.
-                let split = |t: &'_ str| -> Vec<String> {
-                    if t.is_empty() {
-                        Vec::new()
-                    } else {
-                        t.split('\n').map(str::to_string).collect()
-                    }
-                };
-                let lines = split(&text);
-                let seen = split(&strip_terminal_codes(&text));
-                let at = insert_position(at, lines.len())?;
-                let new_lines: Vec<String> = new.split('\n').map(str::to_string).collect();
-                let updated = [&lines[..at], &new_lines[..], &lines[at..]]
-                    .concat()
-                    .join("\n");
-                let snippet = [
-                    &seen[at.saturating_sub(SNIPPET_LINES)..at],
-                    &new_lines[..],
-                    &seen[at..(at + SNIPPET_LINES).min(seen.len())],
-                ]
-                .concat()
-                .join("\n");
-                self.save(sandbox, dir, &rel, &path, norm, text, &updated)?;
-                Ok(format!(
-                    "The file {path} has been edited. {}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
-                    cat_n(
-                        &expand_tabs(&snippet),
-                        "a snippet of the edited file",
-                        (at + 1).saturating_sub(SNIPPET_LINES).max(1)
-                    )
-                ))
-            }
-            _ => {
-                let previous = self
-                    .history
-                    .get_mut(&norm)
-                    .and_then(Vec::pop)
-                    .ok_or(format!("Error: No edit history found for {path}."))?;
-                sandbox
-                    .write_charged(dir, &rel, previous.as_bytes())
-                    .map_err(|e| format!("Error writing file: {path}: {e}"))?;
-                Ok(format!(
-                    "Last edit to {path} undone successfully. {}",
-                    cat_n(&strip_terminal_codes(&previous), &path, 1)
-                ))
-            }
+            "create" => self.create(sandbox, target, args),
+            "str_replace" => self.str_replace(sandbox, target, args),
+            "insert" => self.insert(sandbox, target, args),
+            _ => self.undo_edit(sandbox, target),
         }
+    }
+
+    /// `create`: a new file (never over an existing one), with its parents.
+    fn create(
+        &mut self,
+        sandbox: &Sandbox,
+        target: Target<'_>,
+        args: EditorArgs,
+    ) -> Result<String, String> {
+        let Target {
+            dir,
+            rel,
+            path,
+            norm,
+        } = target;
+        let text = args
+            .file_text
+            .ok_or("Error: file_text is required for create.")?;
+        if dir.symlink_metadata(rel).is_ok() {
+            return Err(format!(
+                "Error: File already exists at {path}. `create` never overwrites a file: use `str_replace` to change it, or create a new path."
+            ));
+        }
+        sandbox
+            .quota()
+            .create_parents(dir, std::path::Path::new(rel))
+            .map_err(|e| format!("Error creating file: {e}"))?;
+        sandbox
+            .write_charged(dir, rel, text.as_bytes())
+            .map_err(|e| format!("Error creating file: {e}"))?;
+        self.history.entry(norm).or_default();
+        Ok(format!(
+            "File created at {path}. {}Review the file and make sure that it is as expected. Edit the file if necessary.",
+            cat_n(&text, path, 1)
+        ))
+    }
+
+    /// `str_replace`: replace the one occurrence of `old_str`, showing a snippet around it.
+    fn str_replace(
+        &mut self,
+        sandbox: &Sandbox,
+        target: Target<'_>,
+        args: EditorArgs,
+    ) -> Result<String, String> {
+        let Target {
+            dir,
+            rel,
+            path,
+            norm,
+        } = target;
+        let old = args
+            .old_str
+            .filter(|s| !s.is_empty())
+            .ok_or("Error: old_str is required for str_replace.")?;
+        let new = args.new_str.unwrap_or_default();
+        let text = read_text(dir, rel, path)?;
+        if text.is_empty() {
+            return Err(format!("Error: Could not read file {path}"));
+        }
+        let at = unique_match(&text, &old, path)?;
+        let line = text[..at].matches('\n').count();
+        let updated = text.replacen(&old, &new, 1);
+        let old_len = old.len();
+        let shown = format!(
+            "{}{new}{}",
+            strip_terminal_codes(&text[..at]),
+            strip_terminal_codes(&text[at + old_len..])
+        );
+        self.save(sandbox, dir, rel, path, norm, text, &updated)?;
+        // Lines [line - 4, line + 4 + new lines], as the reference picks them from the
+        // file as `cat` showed it (colour codes and carriage returns removed).
+        let lines: Vec<&str> = shown.split('\n').collect();
+        let start = line.saturating_sub(SNIPPET_LINES);
+        let end = (line + SNIPPET_LINES + new.matches('\n').count() + 1).min(lines.len());
+        let snippet = lines.get(start..end).unwrap_or_default().join("\n");
+        Ok(format!(
+            "The file {path} has been edited. {}Review the changes and make sure they are as expected. Edit the file again if necessary.",
+            cat_n(
+                &expand_tabs(&snippet),
+                &format!("a snippet of {path}"),
+                start + 1
+            )
+        ))
+    }
+
+    /// `insert`: new lines after line `insert_line`, showing a snippet around them.
+    fn insert(
+        &mut self,
+        sandbox: &Sandbox,
+        target: Target<'_>,
+        args: EditorArgs,
+    ) -> Result<String, String> {
+        let Target {
+            dir,
+            rel,
+            path,
+            norm,
+        } = target;
+        let new = args
+            .new_str
+            .filter(|s| !s.is_empty())
+            .ok_or("Error: new_str is required for insert.")?;
+        let at = args.insert_line.unwrap_or(0);
+        let text = read_text(dir, rel, path)?;
+        // The reference's lines: `split('\n')`, none for an empty file.
+        let split = |t: &'_ str| -> Vec<String> {
+            if t.is_empty() {
+                Vec::new()
+            } else {
+                t.split('\n').map(str::to_string).collect()
+            }
+        };
+        let lines = split(&text);
+        let seen = split(&strip_terminal_codes(&text));
+        let at = insert_position(at, lines.len())?;
+        let new_lines: Vec<String> = new.split('\n').map(str::to_string).collect();
+        let updated = [&lines[..at], &new_lines[..], &lines[at..]]
+            .concat()
+            .join("\n");
+        let snippet = [
+            &seen[at.saturating_sub(SNIPPET_LINES)..at],
+            &new_lines[..],
+            &seen[at..(at + SNIPPET_LINES).min(seen.len())],
+        ]
+        .concat()
+        .join("\n");
+        self.save(sandbox, dir, rel, path, norm, text, &updated)?;
+        Ok(format!(
+            "The file {path} has been edited. {}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
+            cat_n(
+                &expand_tabs(&snippet),
+                "a snippet of the edited file",
+                (at + 1).saturating_sub(SNIPPET_LINES).max(1)
+            )
+        ))
+    }
+
+    /// `undo_edit`: put back the file as it was before its last edit.
+    fn undo_edit(&mut self, sandbox: &Sandbox, target: Target<'_>) -> Result<String, String> {
+        let Target {
+            dir,
+            rel,
+            path,
+            norm,
+        } = target;
+        let previous = self
+            .history
+            .get_mut(&norm)
+            .and_then(Vec::pop)
+            .ok_or(format!("Error: No edit history found for {path}."))?;
+        sandbox
+            .write_charged(dir, rel, previous.as_bytes())
+            .map_err(|e| format!("Error writing file: {path}: {e}"))?;
+        Ok(format!(
+            "Last edit to {path} undone successfully. {}",
+            cat_n(&strip_terminal_codes(&previous), path, 1)
+        ))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -327,162 +384,8 @@ impl Editor {
 /// all files of one episode.
 const HISTORY_BYTES: usize = 32 << 20;
 
-/// The reference's editor, which works through shell commands (`cat PATH`, `echo '...' >
-/// PATH`): what it reads is the file as `cat` shows it (lossy UTF-8, colour codes and carriage
-/// returns removed; a missing file reads as `cat`'s error message, as there), and every write
-/// adds a newline.
-mod reference {
-    use super::*;
-
-    /// `ERROR: ...` for a file that is not `.py` or `.rst`.
-    fn viewable(path: &str) -> bool {
-        path.ends_with(".py") || path.ends_with(".rst")
-    }
-
-    /// What `cat PATH` prints (stdout and stderr together), as the reference's runtime gives it.
-    fn cat(dir: &Dir, rel: &str, shown: &str) -> String {
-        match dir.metadata(rel) {
-            Ok(m) if m.is_dir() => format!("cat: {shown}: Is a directory\n"),
-            Ok(_) => match crate::fsutil::read_capped(
-                dir,
-                std::path::Path::new(rel),
-                crate::fsutil::GUEST_READ_LIMIT,
-            ) {
-                Ok(bytes) => strip_terminal_codes(&String::from_utf8_lossy(&bytes)),
-                Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
-                    format!("cat: {shown}: {e}\n")
-                }
-                Err(_) => format!("cat: {shown}: Permission denied\n"),
-            },
-            Err(_) => format!("cat: {shown}: No such file or directory\n"),
-        }
-    }
-
-    /// What `echo 'TEXT' > PATH` writes: the text and a newline (`echo` takes a lone word of
-    /// its own flags, `-n`, `-e`, `-neE`, ..., as flags).
-    fn echoed(text: &str) -> String {
-        let flags = text.len() > 1
-            && text.starts_with('-')
-            && text[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'));
-        match (flags, text.contains('n')) {
-            (true, true) => String::new(),
-            (true, false) => "\n".into(),
-            _ => format!("{text}\n"),
-        }
-    }
-
-    fn write(sandbox: &Sandbox, dir: &Dir, rel: &str, text: &str) -> Result<(), String> {
-        sandbox
-            .write_charged(dir, rel, echoed(text).as_bytes())
-            .map_err(|e| e.to_string())
-    }
-
-    pub(super) fn run(
-        sandbox: &Sandbox,
-        dir: &Dir,
-        rel: &str,
-        path: &str,
-        command: &str,
-        args: EditorArgs,
-    ) -> Result<String, String> {
-        match command {
-            "view" => view(dir, rel, path, args.view_range.as_deref()),
-            "create" => {
-                let text = args.file_text.unwrap_or_default();
-                sandbox
-                    .quota()
-                    .create_parents(dir, std::path::Path::new(rel))
-                    .map_err(|e| format!("Error creating file: {e}"))?;
-                write(sandbox, dir, rel, &text).map_err(|e| format!("Error creating file: {e}"))?;
-                Ok(format!(
-                    "File created at {path}. {}Review the file and make sure that it is as expected. Edit the file if necessary.",
-                    cat_n(&text, path, 1)
-                ))
-            }
-            "str_replace" => {
-                let old = args
-                    .old_str
-                    .filter(|s| !s.is_empty())
-                    .ok_or("Error: old_str is required for str_replace.")?;
-                let content = cat(dir, rel, path);
-                if content.is_empty() {
-                    return Err(format!("Error: Could not read file {path}"));
-                }
-                let content = expand_tabs(&content);
-                let old = expand_tabs(&old);
-                let new = expand_tabs(&args.new_str.unwrap_or_default());
-                let at = unique_match(&content, &old, path)?;
-                let line = content[..at].matches('\n').count();
-                let updated = content.replacen(&old, &new, 1);
-                write(sandbox, dir, rel, &updated)
-                    .map_err(|_| format!("Error writing file: {path}"))?;
-                let lines: Vec<&str> = updated.split('\n').collect();
-                let start = line.saturating_sub(SNIPPET_LINES);
-                let end = (line + SNIPPET_LINES + new.matches('\n').count() + 1).min(lines.len());
-                let snippet = lines.get(start..end).unwrap_or_default().join("\n");
-                Ok(format!(
-                    "The file {path} has been edited. {}Review the changes and make sure they are as expected. Edit the file again if necessary.",
-                    cat_n(&snippet, &format!("a snippet of {path}"), start + 1)
-                ))
-            }
-            _ => {
-                let at = args.insert_line.unwrap_or(0);
-                let new = args
-                    .new_str
-                    .filter(|s| !s.is_empty())
-                    .ok_or("Error: new_str is required for insert.")?;
-                let content = expand_tabs(&cat(dir, rel, path));
-                let new = expand_tabs(&new);
-                let lines: Vec<&str> = if content.is_empty() {
-                    Vec::new()
-                } else {
-                    content.split('\n').collect()
-                };
-                let at = insert_position(at, lines.len())?;
-                let new_lines: Vec<&str> = new.split('\n').collect();
-                let updated = [&lines[..at], &new_lines[..], &lines[at..]]
-                    .concat()
-                    .join("\n");
-                write(sandbox, dir, rel, &updated)
-                    .map_err(|_| format!("Error writing file: {path}"))?;
-                let snippet = [
-                    &lines[at.saturating_sub(SNIPPET_LINES)..at],
-                    &new_lines[..],
-                    &lines[at..(at + SNIPPET_LINES).min(lines.len())],
-                ]
-                .concat()
-                .join("\n");
-                Ok(format!(
-                    "The file {path} has been edited. {}Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.",
-                    cat_n(
-                        &snippet,
-                        "a snippet of the edited file",
-                        (at + 1).saturating_sub(SNIPPET_LINES).max(1)
-                    )
-                ))
-            }
-        }
-    }
-
-    fn view(dir: &Dir, rel: &str, shown: &str, range: Option<&[i64]>) -> Result<String, String> {
-        let meta = dir
-            .metadata(rel)
-            .map_err(|_| format!("Error: Path not found: {shown}"))?;
-        if meta.is_dir() {
-            return Ok(listing(dir, rel, shown, true));
-        }
-        if !viewable(shown) {
-            return Err(format!(
-                "ERROR: Viewing non-Python files is disallowed for saving context. File '{shown}' is not a .py or .rst file."
-            ));
-        }
-        let text = cat(dir, rel, shown);
-        if text.is_empty() {
-            return Ok(format!("(empty file: {shown})"));
-        }
-        numbered_view(&expand_tabs(&text), shown, range)
-    }
-}
+/// The reference's editor (`editor/reference.rs`), which works through shell commands.
+mod reference;
 
 /// `insert_line` as a position among `count` lines (0 to `count`), or the reference's error.
 fn insert_position(at: i64, count: usize) -> Result<usize, String> {
@@ -623,6 +526,15 @@ fn walk(dir: &Dir, rel: &str, shown: &str, depth: usize, code_only: bool, out: &
             walk(dir, &child_rel, &child_shown, depth + 1, code_only, out);
         }
     }
+}
+
+/// The file an editor command works on: its directory capability, its path in it, the path
+/// as the model gave it, and the undo history's key.
+struct Target<'a> {
+    dir: &'a Dir,
+    rel: &'a str,
+    path: &'a str,
+    norm: String,
 }
 
 /// Map a guest path to (directory capability, relative path, normalized guest path).

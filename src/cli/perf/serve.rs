@@ -301,49 +301,12 @@ pub fn serve(
         bail!("--serve-seconds must be a positive number");
     }
     let most = clients.iter().copied().max().unwrap_or(1).max(1);
-    let check = std::process::Command::new(python)
-        .args(["-c", "import numpy"])
-        .output()
-        .with_context(|| format!("cannot run the baseline's Python {python}"))?;
-    if !check.status.success() {
-        bail!(
-            "the baseline's Python ({python}) cannot import numpy: install it (e.g. \
-             `apt-get install python3-numpy`) or pass --native-python"
-        );
-    }
+    check_baseline_python(python)?;
     let parts = breakdown(runtime, rt, 200)?;
     rt.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let config = ServeConfig {
-            access_log: false,
-            max_inflight: most,
-            max_queued: most.saturating_mul(4).max(4096),
-            max_sandboxes: SESSIONS + 16,
-            ..ServeConfig::default()
-        };
-        let server = Server::new(runtime.clone(), config);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let ours = format!("http://{}", listener.local_addr()?);
-        let s = server.clone();
-        let mut stop = stop_rx.clone();
-        tokio::spawn(async move {
-            let _ = s
-                .serve(listener, async move {
-                    let _ = stop.wait_for(|v| *v).await;
-                })
-                .await;
-        });
-        let baseline = Arc::new(Baseline {
-            python: python.to_string(),
-            slots: tokio::sync::Semaphore::new(most),
-        });
-        let base = spawn(
-            axum::Router::new()
-                .route("/run_code", post(baseline_run_code))
-                .with_state(baseline),
-            stop_rx,
-        )
-        .await?;
+        // Our server stays alive (its sessions too) until this block ends, as the figures expect.
+        let (_server, ours, base) = start_servers(runtime, python, most, stop_rx).await?;
         // reqwest is built without a default TLS provider; plain HTTP still needs one set.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
@@ -355,81 +318,12 @@ pub fn serve(
             "serving benchmark: {seconds} s per row after a {} s warm-up; clients {clients:?}",
             WARM_UP.as_secs()
         );
-        let cases = [("`print(1)`", "print(1)"), ("numpy snippet", NUMPY)];
-        let mut rows = Vec::new();
-        for &n in clients {
-            for (label, code) in cases {
-                let o = load(&http, &ours, code, n.max(1), seconds).await;
-                eprintln!("  ours {label} x{n}: {:.1}/s", o.rate);
-                let b = load(&http, &base, code, n.max(1), seconds).await;
-                eprintln!("  baseline {label} x{n}: {:.1}/s", b.rate);
-                rows.push((n, label, o, b));
-            }
-        }
+        let rows = load_rows(&http, &ours, &base, clients, seconds).await;
         let (memory, live) = session_memory(&http, &ours, SESSIONS).await?;
         let _ = stop_tx.send(true);
 
-        println!(
-            "\nServing `/run_code` (our server vs a process-per-call baseline: temp dir + \
-             `{python}` subprocess per request), {seconds} s per row, 2 servers in one process, \
-             clients in the same process:\n"
-        );
-        println!(
-            "| clients | code | ours req/s | ours p50 | ours p99 | ours errors | baseline req/s | \
-             baseline p50 | baseline p99 | baseline errors | throughput ours/baseline | \
-             p50 ours/baseline |"
-        );
-        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-        for (n, label, o, b) in &rows {
-            let (rate_ratio, p50_ratio) = if b.count == 0 || o.count == 0 {
-                ("n/a (none finished in the window)".to_string(), "n/a".to_string())
-            } else {
-                (
-                    format!("{:.1}x", o.rate / b.rate),
-                    format!("{:.3}x", o.p50.as_secs_f64() / b.p50.as_secs_f64()),
-                )
-            };
-            println!(
-                "| {n} | {label} | {:.1} | {} | {} | {}/{} | {:.1} | {} | {} | {}/{} | {rate_ratio} | {p50_ratio} |",
-                o.rate,
-                ms(o.p50),
-                ms(o.p99),
-                o.errors,
-                o.count,
-                b.rate,
-                ms(b.p50),
-                ms(b.p99),
-                b.errors,
-                b.count,
-            );
-        }
-        println!(
-            "\nMinor page faults per request in our server (all of this process's threads over \
-             each measured window; slots that keep their pages fault little):"
-        );
-        for (n, label, o, _) in &rows {
-            println!(
-                "- {n} client(s), {label}: {:.1}",
-                o.faults as f64 / o.count.max(1) as f64
-            );
-        }
-        let first = rows
-            .iter()
-            .find(|(n, label, ..)| *n == 1 && label.contains("print"));
-        if let Some((_, _, o, _)) = first {
-            let [make, run, gone] = parts;
-            println!(
-                "\nWhere one `/run_code` `print(1)` goes (medians, 1 client): fresh sandbox (two temp \
-                 dirs + quota) {}, `python3 -c 'print(1)'` in it (pooled instance, reset on \
-                 return) {}, dropping it (removing the dirs) {}; the rest of the {} p50 is HTTP, \
-                 JSON and the hops between threads ({}; dropping overlaps the next call in the server).",
-                ms(make),
-                ms(run),
-                ms(gone),
-                ms(o.p50),
-                ms(o.p50.saturating_sub(make + run + gone)),
-            );
-        }
+        print_load_table(&rows, python, seconds);
+        print_faults_and_breakdown(&rows, parts);
         let per = |bytes: u64| bytes as f64 / live.max(1) as f64 / 1024.0;
         println!(
             "\nMemory per live idle session ({live} of {SESSIONS} made through POST /v1/sandboxes): \
@@ -442,4 +336,158 @@ pub fn serve(
         }
         Ok(())
     })
+}
+
+/// The baseline's Python must import numpy, or its numpy rows would measure failures.
+fn check_baseline_python(python: &str) -> anyhow::Result<()> {
+    let check = std::process::Command::new(python)
+        .args(["-c", "import numpy"])
+        .output()
+        .with_context(|| format!("cannot run the baseline's Python {python}"))?;
+    if !check.status.success() {
+        bail!(
+            "the baseline's Python ({python}) cannot import numpy: install it (e.g. \
+             `apt-get install python3-numpy`) or pass --native-python"
+        );
+    }
+    Ok(())
+}
+
+/// Our server and the baseline, each on a loopback port of its own, until `stop` turns true;
+/// our server and both base URLs.
+async fn start_servers(
+    runtime: &Arc<Runtime>,
+    python: &str,
+    most: usize,
+    stop_rx: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<(Arc<Server>, String, String)> {
+    let config = ServeConfig {
+        access_log: false,
+        max_inflight: most,
+        max_queued: most.saturating_mul(4).max(4096),
+        max_sandboxes: SESSIONS + 16,
+        ..ServeConfig::default()
+    };
+    let server = Server::new(runtime.clone(), config);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let ours = format!("http://{}", listener.local_addr()?);
+    let s = server.clone();
+    let mut stop = stop_rx.clone();
+    tokio::spawn(async move {
+        let _ = s
+            .serve(listener, async move {
+                let _ = stop.wait_for(|v| *v).await;
+            })
+            .await;
+    });
+    let baseline = Arc::new(Baseline {
+        python: python.to_string(),
+        slots: tokio::sync::Semaphore::new(most),
+    });
+    let base = spawn(
+        axum::Router::new()
+            .route("/run_code", post(baseline_run_code))
+            .with_state(baseline),
+        stop_rx,
+    )
+    .await?;
+    Ok((server, ours, base))
+}
+
+/// One measured row: client count, what ran, our load, the baseline's load.
+type LoadRow = (usize, &'static str, Load, Load);
+
+/// Both servers under load at each client count, for `print(1)` and the numpy snippet.
+async fn load_rows(
+    http: &reqwest::Client,
+    ours: &str,
+    base: &str,
+    clients: &[usize],
+    seconds: f64,
+) -> Vec<LoadRow> {
+    let cases = [("`print(1)`", "print(1)"), ("numpy snippet", NUMPY)];
+    let mut rows = Vec::new();
+    for &n in clients {
+        for (label, code) in cases {
+            let o = load(http, ours, code, n.max(1), seconds).await;
+            eprintln!("  ours {label} x{n}: {:.1}/s", o.rate);
+            let b = load(http, base, code, n.max(1), seconds).await;
+            eprintln!("  baseline {label} x{n}: {:.1}/s", b.rate);
+            rows.push((n, label, o, b));
+        }
+    }
+    rows
+}
+
+/// The throughput and latency table, ours against the baseline.
+fn print_load_table(rows: &[LoadRow], python: &str, seconds: f64) {
+    println!(
+        "\nServing `/run_code` (our server vs a process-per-call baseline: temp dir + \
+         `{python}` subprocess per request), {seconds} s per row, 2 servers in one process, \
+         clients in the same process:\n"
+    );
+    println!(
+        "| clients | code | ours req/s | ours p50 | ours p99 | ours errors | baseline req/s | \
+         baseline p50 | baseline p99 | baseline errors | throughput ours/baseline | \
+         p50 ours/baseline |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (n, label, o, b) in rows {
+        let (rate_ratio, p50_ratio) = if b.count == 0 || o.count == 0 {
+            (
+                "n/a (none finished in the window)".to_string(),
+                "n/a".to_string(),
+            )
+        } else {
+            (
+                format!("{:.1}x", o.rate / b.rate),
+                format!("{:.3}x", o.p50.as_secs_f64() / b.p50.as_secs_f64()),
+            )
+        };
+        println!(
+            "| {n} | {label} | {:.1} | {} | {} | {}/{} | {:.1} | {} | {} | {}/{} | {rate_ratio} | {p50_ratio} |",
+            o.rate,
+            ms(o.p50),
+            ms(o.p99),
+            o.errors,
+            o.count,
+            b.rate,
+            ms(b.p50),
+            ms(b.p99),
+            b.errors,
+            b.count,
+        );
+    }
+}
+
+/// Page faults per request, and where one `print(1)` request's time goes (`parts`: making,
+/// running in and dropping a sandbox).
+fn print_faults_and_breakdown(rows: &[LoadRow], parts: [Duration; 3]) {
+    println!(
+        "\nMinor page faults per request in our server (all of this process's threads over \
+         each measured window; slots that keep their pages fault little):"
+    );
+    for (n, label, o, _) in rows {
+        println!(
+            "- {n} client(s), {label}: {:.1}",
+            o.faults as f64 / o.count.max(1) as f64
+        );
+    }
+    let first = rows
+        .iter()
+        .find(|(n, label, ..)| *n == 1 && label.contains("print"));
+    if let Some((_, _, o, _)) = first {
+        let [make, run, gone] = parts;
+        println!(
+            "\nWhere one `/run_code` `print(1)` goes (medians, 1 client): fresh sandbox (two temp \
+             dirs + quota) {}, `python3 -c 'print(1)'` in it (pooled instance, reset on \
+             return) {}, dropping it (removing the dirs) {}; the rest of the {} p50 is HTTP, \
+             JSON and the hops between threads ({}; dropping overlaps the next call in the server).",
+            ms(make),
+            ms(run),
+            ms(gone),
+            ms(o.p50),
+            ms(o.p50.saturating_sub(make + run + gone)),
+        );
+    }
 }

@@ -2,6 +2,9 @@
 //! holds, and in which order directories are preopened (fd order). Calls and the snapshot
 //! builder both read it here: the snapshot freezes the fd table and paths it was made with,
 //! so every later call must see exactly the same layout.
+//!
+//! Below `runtime` and `packages` (both read it; it imports nothing of ours). Also reachable
+//! as `runtime::layout`.
 
 /// `argv[0]` of the interpreter.
 pub const ARGV0: &str = "/usr/local/bin/python.wasm";

@@ -1,0 +1,271 @@
+//! The sandbox's disk quota: bytes and files over its directories.
+//!
+//! WASI has no disk quota; without this a guest could fill the host disk before anyone looks.
+//! One [`Quota`] per sandbox is charged live by every writer: the shell's file backend, the
+//! editor, `pip install` (the package layer) and Python (through the runtime's WASI write
+//! guard, `runtime/write_guard.rs`). Overwrites are charged as growth until the next
+//! [`Quota::refresh`], which re-measures what is really on disk after each call.
+//!
+//! It sits below `runtime`, `packages`, `shell` and `sandbox`, which all charge it; it imports
+//! none of them.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use cap_std::fs::Dir;
+
+/// What the quota's directories hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Bytes in regular files.
+    pub bytes: u64,
+    /// Regular files (and links).
+    pub files: u64,
+    /// Directories.
+    pub dirs: u64,
+}
+
+/// A write the quota refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum QuotaError {
+    /// The bytes would pass the limit.
+    #[error("disk quota exceeded: the sandbox may hold {0} bytes; delete files to go on")]
+    Bytes(u64),
+    /// The file count would pass the limit.
+    #[error("disk quota exceeded: the sandbox may hold {0} files; delete files to go on")]
+    Files(u64),
+}
+
+impl From<QuotaError> for std::io::Error {
+    fn from(e: QuotaError) -> Self {
+        std::io::Error::new(std::io::ErrorKind::StorageFull, e)
+    }
+}
+
+/// A disk quota over one or more directories: total bytes and number of files. Shared (in an
+/// `Arc`) by everything that writes into a sandbox.
+#[derive(Debug)]
+pub struct Quota {
+    max_bytes: u64,
+    max_files: u64,
+    dirs: Vec<Arc<Dir>>,
+    usage: Mutex<Usage>,
+}
+
+impl Quota {
+    /// A quota over `dirs`, with the current usage measured now.
+    pub fn new(dirs: Vec<Arc<Dir>>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
+        let q = Quota {
+            max_bytes,
+            max_files,
+            dirs,
+            usage: Mutex::new(Usage::default()),
+        };
+        q.refresh();
+        Arc::new(q)
+    }
+
+    /// Re-measure what is on disk (walks the directories: call it off the async threads).
+    pub fn refresh(&self) -> Usage {
+        let mut total = Usage::default();
+        let mut complete = true;
+        for d in &self.dirs {
+            complete &= walk(d, &mut total);
+        }
+        if !complete {
+            // Something could not be measured (e.g. a folder made unreadable): count the
+            // quota as full, so writes stop until it can be measured again.
+            total.bytes = total.bytes.max(self.max_bytes.saturating_add(1));
+        }
+        *self.lock() = total;
+        total
+    }
+
+    /// The current usage.
+    pub fn usage(&self) -> Usage {
+        *self.lock()
+    }
+
+    /// Whether current usage is over the quota (files and folders both count as entries
+    /// against the file cap).
+    pub fn exceeded(&self) -> bool {
+        let u = self.usage();
+        u.bytes > self.max_bytes || u.files.saturating_add(u.dirs) > self.max_files
+    }
+
+    /// The byte limit.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// The file-count limit.
+    pub fn max_files(&self) -> u64 {
+        self.max_files
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Usage> {
+        self.usage.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Account for a file going from `old` bytes (`None`: a new file) to `new` bytes.
+    ///
+    /// # Errors
+    /// [`QuotaError`] when it would not fit; nothing is charged then.
+    pub fn charge(&self, old: Option<u64>, new: u64) -> Result<(), QuotaError> {
+        let mut u = self.lock();
+        let bytes = (u.bytes - old.unwrap_or(0).min(u.bytes)).saturating_add(new);
+        let files = u.files + u64::from(old.is_none());
+        if bytes > self.max_bytes {
+            return Err(QuotaError::Bytes(self.max_bytes));
+        }
+        if files.saturating_add(u.dirs) > self.max_files {
+            return Err(QuotaError::Files(self.max_files));
+        }
+        u.bytes = bytes;
+        u.files = files;
+        Ok(())
+    }
+
+    /// Charge one new folder (it counts against the file cap).
+    ///
+    /// # Errors
+    /// [`QuotaError::Files`] when the cap is reached.
+    pub fn charge_dir(&self) -> Result<(), QuotaError> {
+        let mut u = self.lock();
+        if u.files.saturating_add(u.dirs).saturating_add(1) > self.max_files {
+            return Err(QuotaError::Files(self.max_files));
+        }
+        u.dirs += 1;
+        Ok(())
+    }
+
+    /// Give back a folder's slot.
+    pub fn release_dir(&self) {
+        let mut u = self.lock();
+        u.dirs = u.dirs.saturating_sub(1);
+    }
+
+    /// Give back what a removed file held.
+    pub fn release(&self, bytes: u64, files: u64) {
+        let mut u = self.lock();
+        u.bytes = u.bytes.saturating_sub(bytes);
+        u.files = u.files.saturating_sub(files);
+    }
+
+    /// Create the folder `rel` (and every missing folder above it) in `dir`, one at a time,
+    /// each charged as an entry: `mkdir -p a/b/c` takes three slots, as three `mkdir` would.
+    /// Paths past [`crate::fsutil::MAX_PATH_DEPTH`] or [`crate::fsutil::MAX_PATH_BYTES`] are
+    /// refused before anything is made; `..` and absolute paths are refused.
+    ///
+    /// # Errors
+    /// The quota's error (`StorageFull`), a bad path (`InvalidInput`/`InvalidFilename`),
+    /// `NotADirectory` when a file is in the way, or the OS error.
+    pub fn create_dirs(&self, dir: &Dir, rel: &std::path::Path) -> std::io::Result<()> {
+        use std::io::{Error, ErrorKind};
+        use std::path::Component;
+        crate::fsutil::check_path_shape(rel)?;
+        let mut at = std::path::PathBuf::new();
+        for c in rel.components() {
+            match c {
+                Component::Normal(s) => at.push(s),
+                Component::CurDir => continue,
+                _ => {
+                    return Err(Error::new(
+                        ErrorKind::InvalidInput,
+                        format!("{} leaves the folder", rel.display()),
+                    ));
+                }
+            }
+            match dir.metadata(&at) {
+                Ok(m) if m.is_dir() => continue,
+                Ok(_) => {
+                    return Err(Error::new(
+                        ErrorKind::NotADirectory,
+                        format!("{} is a file, not a folder", at.display()),
+                    ));
+                }
+                Err(e) if e.kind() != ErrorKind::NotFound => return Err(e),
+                Err(_) => {}
+            }
+            self.charge_dir()?;
+            match dir.create_dir(&at) {
+                Ok(()) => {}
+                Err(e) => {
+                    self.release_dir();
+                    if e.kind() != ErrorKind::AlreadyExists {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Create the folders above the file `rel` (see [`Quota::create_dirs`]), after checking
+    /// the file's own path against the same bounds.
+    ///
+    /// # Errors
+    /// As [`Quota::create_dirs`].
+    pub fn create_parents(&self, dir: &Dir, rel: &std::path::Path) -> std::io::Result<()> {
+        crate::fsutil::check_path_shape(rel)?;
+        match rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(parent) => self.create_dirs(dir, parent),
+            None => Ok(()),
+        }
+    }
+
+    /// Charge `bytes` more written, if they fit.
+    pub(crate) fn charge_bytes(&self, bytes: u64) -> bool {
+        let mut u = self.lock();
+        match u.bytes.checked_add(bytes) {
+            Some(b) if b <= self.max_bytes => {
+                u.bytes = b;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Add up what `root` holds, descending through directory handles (paths never grow, so no
+/// depth or path-length limit hides anything). `false` if something could not be read: the
+/// caller then treats the quota as full rather than trust a partial count.
+fn walk(root: &Dir, total: &mut Usage) -> bool {
+    let mut complete = true;
+    let Ok(first) = root.try_clone() else {
+        return false;
+    };
+    let mut stack = vec![first];
+    let mut linked = std::collections::HashSet::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = dir.entries() else {
+            complete = false;
+            continue;
+        };
+        for e in entries {
+            let Ok(e) = e else {
+                complete = false;
+                continue;
+            };
+            let Ok(meta) = e.metadata() else {
+                complete = false;
+                continue;
+            };
+            if meta.is_dir() {
+                total.dirs += 1;
+                match e.open_dir() {
+                    Ok(sub) => stack.push(sub),
+                    Err(_) => complete = false,
+                }
+            } else {
+                total.files += 1;
+                // A file with several hard links holds its bytes once.
+                use cap_std::fs::MetadataExt;
+                if meta.nlink() <= 1 || linked.insert((meta.dev(), meta.ino())) {
+                    total.bytes = total.bytes.saturating_add(meta.len());
+                }
+            }
+        }
+    }
+    complete
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Move vendor/wasmtime to another published wasmtime version, with our patch re-applied, and
+# measure the slot-reuse figure with the upstream crate and with the patched one.
+#
+#   vendor/update-wasmtime.sh VERSION            # replace vendor/wasmtime, bump the pins,
+#                                                # build twice, print both figures
+#   vendor/update-wasmtime.sh VERSION --check    # only fetch, patch and diff against the
+#                                                # current vendor/wasmtime (no build); for
+#                                                # the pinned version the diff is empty
+#   vendor/update-wasmtime.sh VERSION --no-bench # replace and patch, no builds
+#
+# The crate's source comes through cargo's own client: a throwaway project that depends on
+# `wasmtime = "=VERSION"` and `cargo fetch`, then the unpacked source (or the downloaded
+# .crate archive) in cargo's registry folder. The figure is benches/slot_reuse.sh run by
+# `llm-in-sandbox exec --bash` (microseconds per `python3 -c 'print(1)'`, see vendor/README.md).
+#
+# When the patch no longer applies, the script stops with the upstream source in place under
+# a temporary folder and says which hunk failed: port the change by hand, then regenerate
+# vendor/wasmtime.patch with `diff -ru upstream patched`.
+set -euo pipefail
+
+usage() {
+    sed -n '2,12p' "$0" >&2
+    exit 2
+}
+
+[ $# -ge 1 ] || usage
+version=$1
+mode=${2:-update}
+case "$mode" in
+    update | --check | --no-bench) ;;
+    *) usage ;;
+esac
+[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || {
+    echo "not a version: $version" >&2
+    exit 2
+}
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+vendor=$root/vendor
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+work=$(mktemp -d "${TMPDIR:-/tmp}/update-wasmtime.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# 1. Fetch the published crate with cargo (no features: only wasmtime's required deps).
+mkdir -p "$work/fetch/src"
+cat >"$work/fetch/Cargo.toml" <<EOF
+[package]
+name = "fetch-wasmtime"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+wasmtime = { version = "=$version", default-features = false }
+
+[workspace]
+EOF
+: >"$work/fetch/src/lib.rs"
+echo "fetching wasmtime $version with cargo..." >&2
+cargo fetch --quiet --manifest-path "$work/fetch/Cargo.toml"
+
+upstream=$work/wasmtime-$version
+src=$(compgen -G "$cargo_home/registry/src/*/wasmtime-$version" | head -n 1 || true)
+if [ -n "$src" ] && [ -f "$src/Cargo.toml" ]; then
+    cp -a "$src" "$upstream"
+else
+    crate=$(compgen -G "$cargo_home/registry/cache/*/wasmtime-$version.crate" | head -n 1 || true)
+    [ -n "$crate" ] || {
+        echo "cargo fetched wasmtime $version but its source is not under $cargo_home/registry" >&2
+        exit 1
+    }
+    tar -xzf "$crate" -C "$work"
+fi
+# cargo's unpack marker is not part of the crate.
+rm -f "$upstream/.cargo-ok"
+
+# 2. Re-apply our patch to a copy.
+patched=$work/patched
+cp -a "$upstream" "$patched"
+if ! patch --quiet --forward --batch --no-backup-if-mismatch -p1 -d "$patched" \
+    <"$vendor/wasmtime.patch"; then
+    keep=$(mktemp -d "${TMPDIR:-/tmp}/wasmtime-$version-upstream.XXXXXX")
+    cp -a "$upstream/." "$keep/"
+    echo "vendor/wasmtime.patch does not apply to wasmtime $version (see the rejects above)." >&2
+    echo "The upstream source is in $keep: port the change there and regenerate the patch." >&2
+    exit 1
+fi
+
+if [ "$mode" = --check ]; then
+    echo "diff -r <wasmtime $version + wasmtime.patch> vendor/wasmtime:" >&2
+    if diff -r "$patched" "$vendor/wasmtime"; then
+        echo "identical: vendor/wasmtime is wasmtime $version with vendor/wasmtime.patch" >&2
+    else
+        exit 1
+    fi
+    exit 0
+fi
+
+# 3. Point the build at the new version: every `=OLD` pin of the wasmtime crates.
+old=$(sed -n 's/^wasmtime = { version = "=\([0-9.]*\)".*/\1/p' "$root/Cargo.toml")
+[ -n "$old" ] || {
+    echo "cannot find the wasmtime pin in Cargo.toml" >&2
+    exit 1
+}
+if [ "$old" != "$version" ]; then
+    sed -i -E "s/^((wasmtime|wasmtime-wasi|wiggle|wasmtime-wizer) = \{ version = \")=$old\"/\1=$version\"/" \
+        "$root/Cargo.toml"
+    sed -i "s/^# wasmtime $old with/# wasmtime $version with/" "$root/Cargo.toml"
+    # The compiled-module cache key and the snapshot recipe name the version too.
+    sed -i "s/^pub const WASMTIME_VERSION: &str = \"$old\";/pub const WASMTIME_VERSION: \&str = \"$version\";/" \
+        "$root/src/runtime/cache.rs"
+    sed -i "s/^const WIZER_VERSION: &str = \"$old\";/const WIZER_VERSION: \&str = \"$version\";/" \
+        "$root/src/runtime/preload.rs"
+    echo "pins moved from =$old to =$version in Cargo.toml, src/runtime/cache.rs and" \
+        "src/runtime/preload.rs (check the rust-version it needs)" >&2
+fi
+
+slot_reuse() {
+    (cd "$root" && cargo build --release --quiet --bin llm-in-sandbox)
+    "$root/target/release/llm-in-sandbox" exec --bash "$(cat "$root/benches/slot_reuse.sh")"
+}
+
+rm -rf "$vendor/wasmtime"
+if [ "$mode" = update ]; then
+    # 4. The figure with the upstream crate, then with the patch.
+    cp -a "$upstream" "$vendor/wasmtime"
+    echo "== slot reuse, upstream wasmtime $version ==" >&2
+    before=$(slot_reuse)
+    rm -rf "$vendor/wasmtime"
+    cp -a "$patched" "$vendor/wasmtime"
+    echo "== slot reuse, patched wasmtime $version ==" >&2
+    after=$(slot_reuse)
+    printf '\nupstream wasmtime %s:\n%s\n\npatched (vendor/wasmtime.patch):\n%s\n' \
+        "$version" "$before" "$after"
+else
+    cp -a "$patched" "$vendor/wasmtime"
+fi
+echo "vendor/wasmtime is now wasmtime $version with vendor/wasmtime.patch" >&2
