@@ -89,11 +89,17 @@ pub fn merge(
     all.sort_by(|a, b| a.key.cmp(&b.key));
     all.dedup_by(|a, b| a.key == b.key);
     std::fs::create_dir_all(out)?;
-    let mut f = std::fs::File::create(out.join("results.jsonl"))?;
+    // Each file appears whole or not at all: a merge killed half-way leaves no torn file, and
+    // running it again gives the same folder.
+    let mut rows = Vec::new();
     for r in &all {
-        writeln!(f, "{}", serde_json::to_string(r).unwrap_or_default())?;
+        writeln!(rows, "{}", serde_json::to_string(r).unwrap_or_default())?;
     }
-    std::fs::write(out.join("config.json"), serde_json::to_vec_pretty(&config)?)?;
+    crate::fsutil::write_atomic(&out.join("results.jsonl"), &rows)?;
+    crate::fsutil::write_atomic(
+        &out.join("config.json"),
+        &serde_json::to_vec_pretty(&config)?,
+    )?;
     let sources: Vec<&std::path::Path> = dirs.iter().map(|d| d.as_path()).collect();
     report::finish_with(out, &config, elapsed, &sources)
 }

@@ -19,8 +19,13 @@ pub struct PipSettings {
     pub index_url: Option<String>,
     /// How long one resolution may take.
     pub timeout: Duration,
-    /// The most bytes of wheels one resolution may fetch.
+    /// The most bytes of wheels one resolution may fetch; checked while pip downloads (its
+    /// partial files included), not after.
     pub max_bytes: u64,
+    /// The most bytes the wheel cache (`<cache>/packages/wheels`) keeps; past it, the wheels
+    /// used longest ago are removed after a resolution (`$LLM_IN_SANDBOX_WHEEL_CACHE_MB`,
+    /// default 4 GiB).
+    pub max_cache_bytes: u64,
 }
 
 impl Default for PipSettings {
@@ -30,6 +35,7 @@ impl Default for PipSettings {
             index_url: None,
             timeout: Duration::from_secs(300),
             max_bytes: 512 << 20,
+            max_cache_bytes: 4 << 30,
         }
     }
 }
@@ -41,6 +47,9 @@ impl PipSettings {
         PipSettings {
             python: var("LLM_IN_SANDBOX_PYTHON").unwrap_or_else(|| "python3".into()),
             index_url: var("LLM_IN_SANDBOX_PIP_INDEX_URL"),
+            max_cache_bytes: var("LLM_IN_SANDBOX_WHEEL_CACHE_MB")
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map_or(4 << 30, |mb| mb.saturating_mul(1 << 20)),
             ..PipSettings::default()
         }
     }
@@ -130,12 +139,17 @@ pub(super) fn run_pip(
     // environment: API keys, the server's token.
     cmd.env_clear()
         .envs(std::env::vars_os().filter(|(k, _)| pip_may_see(k)));
+    // pip's partial downloads land in `dest` too, so the size cap sees them as they grow.
+    let tmp = dest.join(".tmp");
+    fs::create_dir_all(&tmp).map_err(io_err("create directory", &tmp))?;
+    cmd.env("TMPDIR", &tmp);
     let all: Vec<String> = reqs.iter().map(ToString::to_string).collect();
     let mut child = cmd.spawn().map_err(|e| PackageError::Resolve {
         requirements: all.join(" "),
         detail: format!("cannot start `{} -m pip`: {e}", settings.python),
     })?;
     let started = Instant::now();
+    let mut polls = 0u32;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
@@ -144,13 +158,29 @@ pub(super) fn run_pip(
                 let _ = child.wait();
                 return Err(PackageError::Timeout(settings.timeout));
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                std::thread::sleep(Duration::from_millis(20));
+                polls += 1;
+                // Every 100 ms: what pip has written so far, partial files included.
+                if polls % 5 == 0 {
+                    let size = tree_size(dest);
+                    if size > settings.max_bytes {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        return Err(PackageError::TooLarge {
+                            size,
+                            limit: settings.max_bytes,
+                        });
+                    }
+                }
+            }
             Err(e) => return Err(io_err("wait for pip", Path::new(&settings.python))(e)),
         }
     };
     let mut text = String::new();
     let _ = File::open(&out_path).and_then(|mut f| f.read_to_string(&mut text));
     let _ = fs::remove_file(&out_path);
+    let _ = fs::remove_dir_all(&tmp);
     if status.success() {
         return Ok(());
     }
@@ -203,4 +233,15 @@ mod env_tests {
             assert!(!sees(k), "{k}");
         }
     }
+}
+
+/// The bytes of the files under `dir` (links not followed).
+fn tree_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    crate::fsutil::walk(dir, &mut |p, is_dir| {
+        if !is_dir {
+            total += fs::symlink_metadata(p).map_or(0, |m| m.len());
+        }
+    });
+    total
 }

@@ -154,7 +154,7 @@ pub fn resolve_with_builtins(
     fs::create_dir_all(&wheels).map_err(io_err("create directory", &wheels))?;
     let flock_path = dir.join(".lock");
     let flock = File::create(&flock_path).map_err(io_err("create lock file", &flock_path))?;
-    flock.lock().map_err(io_err("lock", &flock_path))?;
+    lock_within(&flock, &flock_path, settings.timeout)?;
     if let Some(lock) = cached_lock(&key, &lock_path, &wheels) {
         return Ok(lock);
     }
@@ -204,16 +204,89 @@ pub fn resolve_with_builtins(
     };
     crate::fsutil::write_atomic(&lock_path, lock.text().as_bytes())
         .map_err(io_err("write", &lock_path))?;
+    evict(&wheels, &lock, settings.max_cache_bytes);
     Ok(lock)
+}
+
+/// Take the cache's lock, waiting at most `timeout` (another process may hold it through a
+/// long pip run); then [`PackageError::Timeout`].
+fn lock_within(
+    flock: &File,
+    path: &Path,
+    timeout: std::time::Duration,
+) -> Result<(), PackageError> {
+    let started = std::time::Instant::now();
+    loop {
+        match flock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < timeout => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Err(PackageError::Timeout(timeout)),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_err("lock", path)(e)),
+        }
+    }
+}
+
+/// Wheels younger than this are never evicted: a resolution in another process may have just
+/// answered from them and be about to unpack them.
+const EVICTION_GRACE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Keep the wheel cache under `max_bytes`: remove the wheels used longest ago (a cached
+/// resolution marks its wheels used), never those of `keep` or any used within
+/// [`EVICTION_GRACE`]. A lock whose wheel is gone resolves again when next asked for.
+fn evict(wheels: &Path, keep: &Lock, max_bytes: u64) {
+    let Ok(entries) = fs::read_dir(wheels) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, u64, std::path::PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let m = e.metadata().ok().filter(std::fs::Metadata::is_file)?;
+            Some((m.modified().ok()?, m.len(), e.path()))
+        })
+        .collect();
+    let mut total: u64 = files.iter().map(|f| f.1).sum();
+    if total <= max_bytes {
+        return;
+    }
+    files.sort();
+    let now = std::time::SystemTime::now();
+    for (used, size, path) in files {
+        if total <= max_bytes {
+            break;
+        }
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let kept = keep.packages.iter().any(|p| Some(&p.file) == name.as_ref());
+        let recent = now
+            .duration_since(used)
+            .map_or(true, |age| age < EVICTION_GRACE);
+        if !kept && !recent && fs::remove_file(&path).is_ok() {
+            total -= size;
+        }
+    }
+}
+
+/// Mark a wheel as used now, for [`evict`]'s order.
+fn touch(path: &Path) {
+    if let Ok(f) = File::options().append(true).open(path) {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
 }
 
 fn cached_lock(key: &str, lock_path: &Path, wheels: &Path) -> Option<Lock> {
     let text = fs::read_to_string(lock_path).ok()?;
     let lock = Lock::parse(key, &text)?;
-    lock.packages
+    let whole = lock
+        .packages
         .iter()
-        .all(|p| sha256_file(&wheels.join(&p.file)).ok().as_deref() == Some(p.sha256.as_str()))
-        .then_some(lock)
+        .all(|p| sha256_file(&wheels.join(&p.file)).ok().as_deref() == Some(p.sha256.as_str()));
+    if whole {
+        for p in &lock.packages {
+            touch(&wheels.join(&p.file));
+        }
+    }
+    whole.then_some(lock)
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ mod open_files;
 mod pool;
 mod preload;
 pub mod procs;
+mod shim;
 mod site_layer;
 mod write_guard;
 pub use open_files::{PER_CALL as MAX_OPEN_FILES_PER_CALL, open_now as guest_open_files};

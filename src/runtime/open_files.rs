@@ -108,7 +108,7 @@ pub(super) fn guard_closes(linker: &mut Linker<GuestState>) -> wasmtime::Result<
         "fd_close",
         |mut caller: Caller<'_, GuestState>, (fd,): (i32,)| {
             Box::new(async move {
-                let (wasi, mut memory) = super::write_guard::wasi_and_memory(&mut caller)?;
+                let (wasi, mut memory) = super::shim::wasi_and_memory(&mut caller)?;
                 let errno = p1::fd_close(wasi, &mut memory, fd).await?;
                 if errno == 0 && fd > 2 {
                     caller.data_mut().open_files.give_back();
@@ -122,7 +122,7 @@ pub(super) fn guard_closes(linker: &mut Linker<GuestState>) -> wasmtime::Result<
         "fd_renumber",
         |mut caller: Caller<'_, GuestState>, (from, to): (i32, i32)| {
             Box::new(async move {
-                let (wasi, mut memory) = super::write_guard::wasi_and_memory(&mut caller)?;
+                let (wasi, mut memory) = super::shim::wasi_and_memory(&mut caller)?;
                 let errno = p1::fd_renumber(wasi, &mut memory, from, to).await?;
                 if errno == 0 && from != to && to > 2 {
                     caller.data_mut().open_files.give_back();

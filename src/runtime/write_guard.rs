@@ -7,11 +7,12 @@
 
 use std::sync::Arc;
 
-use wasmtime::{AsContextMut, Caller, Linker};
+use wasmtime::{Caller, Linker};
 use wasmtime_wasi::p1::wasi_snapshot_preview1 as p1;
 use wasmtime_wasi::p1::wasi_snapshot_preview1::WasiSnapshotPreview1;
 
 use super::GuestState;
+use super::shim::wasi_and_memory;
 use crate::quota::Quota;
 
 /// `__WASI_ERRNO_NOSPC`.
@@ -192,29 +193,6 @@ fn read_u64(memory: &wiggle::GuestMemory<'_>, at: i32) -> u64 {
     data.get(at..at.saturating_add(8))
         .and_then(|b| b.try_into().ok())
         .map_or(0, u64::from_le_bytes)
-}
-
-/// The guest's WASI context and memory for calling wasmtime-wasi's own implementation from a
-/// shadowing function, with the host-call fuel set as wiggle's wrapper sets it (without it the
-/// copy limit is 0 and large writes fail with ENOMEM).
-pub(super) fn wasi_and_memory<'a>(
-    caller: &'a mut Caller<'_, GuestState>,
-) -> wasmtime::Result<(
-    &'a mut wasmtime_wasi::p1::WasiP1Ctx,
-    wiggle::GuestMemory<'a>,
-)> {
-    let memory = memory_of(caller)?;
-    let fuel = caller.as_context_mut().hostcall_fuel();
-    let (data, state) = memory.data_and_store_mut(&mut *caller);
-    state.wasi.set_hostcall_fuel(fuel);
-    Ok((&mut state.wasi, wiggle::GuestMemory::Unshared(data)))
-}
-
-fn memory_of(caller: &mut Caller<'_, GuestState>) -> wasmtime::Result<wasmtime::Memory> {
-    caller
-        .get_export("memory")
-        .and_then(|e| e.into_memory())
-        .ok_or_else(|| wasmtime::format_err!("guest exports no memory"))
 }
 
 /// Replace `fd_write` and `fd_pwrite` in `linker` (which already has WASI) with guarded ones.

@@ -240,3 +240,186 @@ async fn str_replace_on_any_text_replaces_exactly_once_or_says_why() {
         }
     }
 }
+
+/// A valid tar of a few entries (files, a folder, a link), for mutation.
+fn seed_tar() -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, data) in [("a.txt", &b"hello"[..]), ("dir/b.py", b"print(1)\n")] {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, name, data).expect("append");
+    }
+    let mut h = tar::Header::new_gnu();
+    h.set_entry_type(tar::EntryType::Symlink);
+    h.set_size(0);
+    b.append_link(&mut h, "link", "a.txt").expect("link");
+    b.into_inner().expect("tar")
+}
+
+/// Uploaded tars (mutated bytes of a valid one: flipped, cut, repeated, sizes and types
+/// changed) and request bodies (valid ones cut, with values swapped for others of any type,
+/// or nested deep) to every endpoint that reads them: each gets a 2xx or a 4xx, never a 5xx,
+/// and the server keeps answering.
+#[tokio::test(flavor = "multi_thread")]
+async fn uploaded_tars_and_request_bodies_never_get_a_server_error() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let srv = crate::serve::start(crate::serve::quiet()).await;
+    let c = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .expect("client");
+    let v: serde_json::Value = c
+        .post(format!("{}/v1/sandboxes", srv.base))
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("create")
+        .json()
+        .await
+        .expect("json");
+    let id = v["id"].as_str().expect("id").to_string();
+    let mut g = Gen(0x1234_5678_9abc_def1);
+    let seed = seed_tar();
+    let mut statuses = std::collections::BTreeMap::new();
+    for round in 0..300 {
+        let mut t = seed.clone();
+        for _ in 0..=g.below(8) {
+            match g.below(5) {
+                0 => {
+                    let i = g.below(t.len());
+                    t[i] = g.next() as u8;
+                }
+                1 => t.truncate(g.below(t.len() + 1)),
+                2 => {
+                    // A header's size or type field.
+                    let at = [124 + g.below(12), 156][g.below(2)];
+                    if at < t.len() {
+                        t[at] = b"0123457xLKgS\0 "[g.below(14)];
+                    }
+                }
+                3 => {
+                    let cut = g.below(t.len() + 1);
+                    let tail = t[cut..].to_vec();
+                    t.extend_from_slice(&tail);
+                }
+                _ => t.extend((0..g.below(1024)).map(|_| g.next() as u8)),
+            }
+        }
+        let r = c
+            .put(format!(
+                "{}/v1/sandboxes/{id}/archive?path=up{round}",
+                srv.base
+            ))
+            .body(t)
+            .send()
+            .await
+            .expect("the server answers");
+        *statuses.entry(r.status().as_u16()).or_insert(0) += 1;
+        assert!(
+            !r.status().is_server_error(),
+            "round {round}: {}",
+            r.status()
+        );
+    }
+    let bodies = [
+        (
+            "/run_code".to_string(),
+            json!({"code": "print(1)", "language": "python", "run_timeout": 5,
+                   "files": {"a.txt": "aGk="}, "fetch_files": ["a.txt"], "stdin": ""}),
+        ),
+        (
+            "/run_jupyter".to_string(),
+            json!({"cells": ["x = 1", "print(x)"], "files": {}, "kernel": "python3"}),
+        ),
+        (
+            "/v1/sandboxes".to_string(),
+            json!({"files": {"b.txt": "aGk="}, "limits": {"timeout_s": 5, "memory_mb": 512},
+                   "env": {"A": "1"}, "key": "k"}),
+        ),
+        (
+            format!("/v1/sandboxes/{id}/exec"),
+            json!({"command": "echo hi", "timeout_s": 5}),
+        ),
+        (
+            format!("/v1/sandboxes/{id}/python"),
+            json!({"code": "print(2)", "timeout_s": 5}),
+        ),
+        (
+            format!("/v1/sandboxes/{id}/tools"),
+            json!({"name": "str_replace_editor",
+                   "arguments": {"command": "view", "path": "/testbed"}}),
+        ),
+    ];
+    let odd = [
+        json!(null),
+        json!(-1),
+        json!(1e308),
+        json!(""),
+        json!("../../etc/passwd"),
+        json!([]),
+        json!({}),
+        json!([1, "x", null]),
+        json!(u64::MAX),
+        json!("\u{0}"),
+        json!({"a": {"b": {"c": []}}}),
+    ];
+    for round in 0..400 {
+        let (path, valid) = &bodies[g.below(bodies.len())];
+        let mut body = valid.clone();
+        // Swap one field (top level or one down) for a value of another type.
+        if let Some(obj) = body.as_object_mut() {
+            let keys: Vec<String> = obj.keys().cloned().collect();
+            let k = &keys[g.below(keys.len())];
+            let new = odd[g.below(odd.len())].clone();
+            match obj.get_mut(k) {
+                Some(serde_json::Value::Object(inner)) if g.below(2) == 0 && !inner.is_empty() => {
+                    let ik: Vec<String> = inner.keys().cloned().collect();
+                    inner.insert(ik[g.below(ik.len())].clone(), new);
+                }
+                _ => {
+                    obj.insert(k.clone(), new);
+                }
+            }
+        }
+        let mut text = body.to_string().into_bytes();
+        match g.below(4) {
+            0 => text.truncate(g.below(text.len() + 1)),
+            1 => {
+                let i = g.below(text.len());
+                text[i] = g.next() as u8;
+            }
+            _ => {}
+        }
+        if round % 50 == 0 {
+            text = format!("{}1{}", "[".repeat(20_000), "]".repeat(20_000)).into_bytes();
+        }
+        let r = c
+            .post(format!("{}{path}", srv.base))
+            .header("content-type", "application/json")
+            .body(text.clone())
+            .send()
+            .await
+            .expect("the server answers");
+        *statuses.entry(r.status().as_u16()).or_insert(0) += 1;
+        assert!(
+            !r.status().is_server_error(),
+            "{path} {}: {}: {}",
+            r.status(),
+            String::from_utf8_lossy(&text),
+            r.text().await.unwrap_or_default()
+        );
+    }
+    eprintln!("fuzzed tars and bodies: statuses {statuses:?}");
+    // Still answering.
+    let r = c
+        .post(format!("{}/run_code", srv.base))
+        .json(&json!({"code": "print(6*7)", "language": "python"}))
+        .send()
+        .await
+        .expect("run_code");
+    let v: serde_json::Value = r.json().await.expect("json");
+    assert_eq!(v["run_result"]["stdout"], "42\n", "{v}");
+}

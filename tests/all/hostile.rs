@@ -924,3 +924,92 @@ except OSError as e:
     });
     assert!(escaping.is_empty(), "{escaping:?}");
 }
+
+/// `merge` SIGKILLed at ten moments: whatever it left in the output folder parses (no torn
+/// `results.jsonl`, `results.json` or `trajectory.json`), and running it again gives the
+/// same results as a merge never killed.
+#[test]
+fn merge_killed_ten_times_leaves_no_torn_file() {
+    use std::time::Duration;
+    let dir = tempfile::tempdir().expect("temp");
+    let mut shards = Vec::new();
+    for shard in 0..2 {
+        let d = dir.path().join(format!("shard{shard}"));
+        std::fs::create_dir_all(&d).expect("shard");
+        let mut rows = String::new();
+        for i in 0..30_000 {
+            let id = format!("{shard}-{i}");
+            let row = json!({
+                "key": format!("{id}#0"), "id": id, "repeat": 0, "domain": "math",
+                "score": f64::from(i % 2), "error": null, "answer": "42",
+                "ground_truth": "42", "stop": "submit", "steps": 2, "tokens": 100,
+                "llm_seconds": 0.5, "sandbox_seconds": 0.1,
+                "problem_statement": "what is six times seven, and why is it the answer?",
+            });
+            rows.push_str(&row.to_string());
+            rows.push('\n');
+        }
+        std::fs::write(d.join("results.jsonl"), rows).expect("rows");
+        std::fs::write(d.join("config.json"), r#"{"model": "m", "mode": "run"}"#).expect("cfg");
+        shards.push(d);
+    }
+    let merge = |out: &std::path::Path| {
+        let mut c = crate::cli::bin();
+        c.arg("merge")
+            .args(&shards)
+            .arg("-o")
+            .arg(out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        c
+    };
+    let parses = |out: &std::path::Path| {
+        if let Ok(text) = std::fs::read_to_string(out.join("results.jsonl")) {
+            for (n, line) in text.lines().enumerate() {
+                serde_json::from_str::<serde_json::Value>(line)
+                    .unwrap_or_else(|e| panic!("line {n} of results.jsonl is torn: {e}"));
+            }
+            assert!(
+                text.is_empty() || text.ends_with('\n'),
+                "results.jsonl is cut"
+            );
+        }
+        for f in ["results.json", "trajectory.json", "config.json"] {
+            if let Ok(text) = std::fs::read_to_string(out.join(f)) {
+                serde_json::from_str::<serde_json::Value>(&text)
+                    .unwrap_or_else(|e| panic!("{f} is torn: {e}"));
+            }
+        }
+    };
+    let killed = dir.path().join("killed");
+    let mut kills = 0;
+    for i in 0..10u64 {
+        let mut child = merge(&killed).spawn().expect("spawn");
+        std::thread::sleep(Duration::from_millis(20 + i * 37));
+        if child.try_wait().ok().flatten().is_none() {
+            let _ = child.kill();
+            kills += 1;
+        }
+        let _ = child.wait();
+        parses(&killed);
+    }
+    eprintln!("merge: {kills} of 10 attempts killed mid-run");
+    let o = crate::cli::run(&mut merge(&killed));
+    assert!(o.status.success());
+    let clean = dir.path().join("clean");
+    let o = crate::cli::run(&mut merge(&clean));
+    assert!(o.status.success());
+    parses(&killed);
+    let read = |p: &std::path::Path| std::fs::read(p).expect("read");
+    assert_eq!(
+        read(&killed.join("results.jsonl")),
+        read(&clean.join("results.jsonl"))
+    );
+    let summary = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_slice(&read(&p.join("results.json"))).expect("results.json")
+    };
+    let (a, b) = (summary(&killed), summary(&clean));
+    for key in ["total", "mean_score", "num_errors", "domains"] {
+        assert_eq!(a[key], b[key], "{key}");
+    }
+}

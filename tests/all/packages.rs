@@ -841,3 +841,69 @@ fn serve_turns_pip_off_without_network_unless_asked() {
     );
     assert!(!index.requests().is_empty());
 }
+
+/// Text that deflate cannot shrink much (a wheel that really is about `n` bytes).
+fn incompressible(n: usize) -> String {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut out = String::from("DATA = '");
+    while out.len() < n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        out.push_str(&format!("{x:016x}"));
+    }
+    out.push_str("'\n");
+    out
+}
+
+/// The wheel cache stays under its bound: after a resolution, the wheels used longest ago (and
+/// not in the new lock) are removed, and a lock that lost a wheel resolves again. A download
+/// over the size cap is stopped and leaves nothing in the cache.
+#[test]
+fn the_wheel_cache_is_bounded_and_big_downloads_are_stopped() {
+    let a = Wheel::pure("liscachea", "1.0", &incompressible(300_000));
+    let b = Wheel::pure("liscacheb", "1.0", &incompressible(300_000));
+    let index = Index::start(&[a, b]);
+    let root = tempfile::tempdir().unwrap();
+    let settings = PipSettings {
+        max_cache_bytes: 200_000,
+        ..index.settings()
+    };
+    let req = |n: &str| vec![packages::Requirement::parse(n).unwrap()];
+    let first = packages::resolve(root.path(), &req("liscachea"), &settings).unwrap();
+    assert!(first.fetched);
+    let wheels = root.path().join("packages").join("wheels");
+    let a_file = wheels.join(&first.packages[0].file);
+    assert!(a_file.exists());
+    // A used an hour ago (past the grace that protects wheels another process may be
+    // unpacking), then B is fetched: together over the bound, so A goes.
+    let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .append(true)
+        .open(&a_file)
+        .unwrap()
+        .set_modified(hour_ago)
+        .unwrap();
+    let second = packages::resolve(root.path(), &req("liscacheb"), &settings).unwrap();
+    assert!(second.fetched);
+    assert!(!a_file.exists(), "the least recently used wheel was kept");
+    assert!(wheels.join(&second.packages[0].file).exists());
+    let again = packages::resolve(root.path(), &req("liscachea"), &settings).unwrap();
+    assert!(
+        again.fetched,
+        "a lock whose wheel was evicted resolves again"
+    );
+
+    // Over the download cap: stopped, and nothing lands in the cache.
+    let small = tempfile::tempdir().unwrap();
+    let capped = PipSettings {
+        max_bytes: 100_000,
+        ..index.settings()
+    };
+    let err = packages::resolve(small.path(), &req("liscachea"), &capped).unwrap_err();
+    assert!(matches!(err, PackageError::TooLarge { .. }), "{err}");
+    let cached = std::fs::read_dir(small.path().join("packages").join("wheels"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(cached, 0);
+}

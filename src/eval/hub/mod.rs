@@ -22,6 +22,8 @@
 //! array of objects).
 
 mod download;
+#[cfg(test)]
+mod fuzz;
 mod glob;
 mod layout;
 mod rows;

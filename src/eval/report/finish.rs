@@ -45,9 +45,13 @@ pub fn finish_with(
         config["model"].as_str().unwrap_or("?"),
         config["mode"].as_str().unwrap_or("run")
     );
-    std::fs::write(run_dir.join("results.svg"), svg(&[(&label, &summary)]))?;
-    std::fs::write(run_dir.join("summary.txt"), table(&summary))?;
-    std::fs::write(run_dir.join("summary.md"), markdown(&summary))?;
+    let write = crate::fsutil::write_atomic;
+    write(
+        &run_dir.join("results.svg"),
+        svg(&[(&label, &summary)]).as_bytes(),
+    )?;
+    write(&run_dir.join("summary.txt"), table(&summary).as_bytes())?;
+    write(&run_dir.join("summary.md"), markdown(&summary).as_bytes())?;
     write_combined(run_dir, &results, sources)?;
     Ok(summary)
 }
