@@ -242,7 +242,10 @@ fn every_command_line_in_the_docs_parses() {
         total += n;
         failed.extend(f);
     }
-    eprintln!("docs/: {total} command lines checked in {} pages", pages.len());
+    eprintln!(
+        "docs/: {total} command lines checked in {} pages",
+        pages.len()
+    );
     assert!(total >= 10, "only {total} command lines found in docs/");
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
