@@ -75,7 +75,7 @@ async fn linux_programs_match_host_python() {
                    LLM_IN_SANDBOX_TEST_HOST_PYTHON)";
         // CI must run it: there a missing oracle is a failure, not a skip.
         assert!(std::env::var_os("CI").is_none(), "{why}");
-        eprintln!("\n*** {why} ***\n");
+        crate::common::venv::say(&format!("\n*** {why} ***\n"));
         return;
     }
     let mut programs: Vec<_> = std::fs::read_dir(PROGRAMS)

@@ -53,28 +53,26 @@ fn remove_ended(base: &Path) {
     }
 }
 
-/// Remove a folder whose files and folders may be read-only (package layers are sealed),
-/// without following the links to the shared cache.
+/// Remove a folder whose files may be read-only (package layers are sealed), without following
+/// the links to the shared cache. Only folders are made writable (that is all removing needs):
+/// a layer's `python315.zip` is a hard link to the shared runtime's, and making it writable
+/// here would make the user's copy writable too.
 fn remove_tree(dir: &Path) {
-    fn writable(p: &Path) {
+    fn writable_dirs(p: &Path) {
         let Ok(m) = std::fs::symlink_metadata(p) else {
             return;
         };
-        if m.file_type().is_symlink() {
+        if !m.is_dir() {
             return;
         }
         let mut perms = m.permissions();
         #[allow(clippy::permissions_set_readonly_false)]
         perms.set_readonly(false);
         let _ = std::fs::set_permissions(p, perms);
-        if m.is_dir()
-            && let Ok(entries) = std::fs::read_dir(p)
-        {
-            for e in entries.flatten() {
-                writable(&e.path());
-            }
+        for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
+            writable_dirs(&e.path());
         }
     }
-    writable(dir);
+    writable_dirs(dir);
     let _ = std::fs::remove_dir_all(dir);
 }

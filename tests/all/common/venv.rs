@@ -154,10 +154,10 @@ fn provision(
         let _ = std::fs::remove_dir_all(&dir);
         let mut tried = Vec::new();
         for base in bases {
-            eprintln!(
+            say(&format!(
                 "tests: making the venv {} with `{base} -m venv` (once; later runs reuse it)",
                 dir.display()
-            );
+            ));
             match Command::new(base).args(["-m", "venv"]).arg(&dir).output() {
                 Ok(o) if o.status.success() && python.is_file() => break,
                 Ok(o) => tried.push(format!(
@@ -177,11 +177,11 @@ fn provision(
         }
     }
     for args in pip {
-        eprintln!(
+        say(&format!(
             "tests: {} -m pip {} (once; later runs reuse it)",
             python.display(),
             args.join(" ")
-        );
+        ));
         let o = Command::new(&python)
             .args(["-m", "pip"])
             .args(args)
@@ -198,12 +198,20 @@ fn provision(
         }
     }
     std::fs::write(&stamp_file, stamp).map_err(|e| format!("{}: {e}", stamp_file.display()))?;
-    eprintln!(
+    say(&format!(
         "tests: {} is ready ({:.0} s)",
         dir.display(),
         started.elapsed().as_secs_f64()
-    );
+    ));
     Ok(python)
+}
+
+/// A line on the test process's stderr that the test harness does not capture (what a test
+/// prints itself is shown only when it fails): setting up a venv takes a minute or more, and
+/// the person waiting should know why.
+pub fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// SHA-256 over the relative names and contents of every file under `paths` (files or
