@@ -36,9 +36,15 @@ pub fn client_python() -> String {
             "python-client-venv",
             &["python3".to_string()],
             &[
-                vec!["install", "-q", &format!("{client}[test]"), "selenium"],
+                (
+                    true,
+                    vec!["install", "-q", &format!("{client}[test]"), "selenium"],
+                ),
                 // The same version with changed files: pip would keep the old copy.
-                vec!["install", "-q", "--force-reinstall", "--no-deps", &client],
+                (
+                    false,
+                    vec!["install", "-q", "--force-reinstall", "--no-deps", &client],
+                ),
             ],
             &stamp,
         )
@@ -79,7 +85,7 @@ pub fn oracle_python() -> Option<String> {
         Some(provision(
             "oracle-venv",
             &bases,
-            &[vec!["install", "-q", "-r", &reqs]],
+            &[(true, vec!["install", "-q", "-r", &reqs])],
             &stamp,
         ))
     });
@@ -127,13 +133,13 @@ fn python_312_or_newer() -> Vec<String> {
 }
 
 /// Make (or reuse) `target/tmp/NAME`: a venv from the first of `bases` that can make one, then
-/// each `pip` command in it. A stamp file records `stamp` once everything succeeded; a venv
+/// each `pip` command in it (those marked `false` only in a venv made by an earlier run). A stamp file records `stamp` once everything succeeded; a venv
 /// whose stamp differs gets the pip commands again. A file lock keeps test processes from
 /// making it at once.
 fn provision(
     name: &str,
     bases: &[String],
-    pip: &[Vec<&str>],
+    pip: &[(bool, Vec<&str>)],
     stamp: &str,
 ) -> Result<PathBuf, String> {
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
@@ -150,7 +156,8 @@ fn provision(
         return Ok(python);
     }
     let started = Instant::now();
-    if !python.is_file() {
+    let fresh = !python.is_file();
+    if fresh {
         let _ = std::fs::remove_dir_all(&dir);
         let mut tried = Vec::new();
         for base in bases {
@@ -176,7 +183,10 @@ fn provision(
             ));
         }
     }
-    for args in pip {
+    for (on_fresh, args) in pip {
+        if fresh && !on_fresh {
+            continue;
+        }
         say(&format!(
             "tests: {} -m pip {} (once; later runs reuse it)",
             python.display(),
