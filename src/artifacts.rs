@@ -512,7 +512,10 @@ fn stamp_line(path: &Path) -> Option<String> {
     ))
 }
 
+/// The stamp names files by their canonical path, so the same runtime reached through a link
+/// (the tests' cache links to the user's) keeps one stamp instead of each path rewriting it.
 fn stamp_text(dir: &Path) -> Option<String> {
+    let dir = &fs::canonicalize(dir).ok()?;
     let mut text = String::new();
     for (name, _) in &pins().files {
         text.push_str(&stamp_line(&installed_path(dir, name))?);

@@ -12,10 +12,7 @@ fn bin() -> Command {
     crate::common::runtime();
     let mut c = Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
     c.stdin(Stdio::null());
-    c.env(
-        "LLM_IN_SANDBOX_CACHE",
-        llm_in_sandbox::artifacts::cache_root(None),
-    );
+    c.env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root());
     c.env_remove("GITHUB_STEP_SUMMARY");
     c
 }

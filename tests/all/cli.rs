@@ -7,11 +7,10 @@ pub(crate) fn bin() -> Command {
     crate::common::runtime();
     let mut c = Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
     c.stdin(Stdio::null());
-    // Tests that change HOME must still use the shared runtime cache.
-    c.env(
-        "LLM_IN_SANDBOX_CACHE",
-        llm_in_sandbox::artifacts::cache_root(None),
-    );
+    // Tests that change HOME must still use the tests' cache (common::cache_root), and the
+    // user's own `--with` list must not reach them.
+    c.env_remove("LLM_IN_SANDBOX_WITH");
+    c.env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root());
     c
 }
 

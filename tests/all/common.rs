@@ -1,15 +1,21 @@
 //! Shared fixtures: one runtime per test binary, sandboxes, and results that explain failures.
 
+pub mod cache;
+pub mod venv;
+
 use std::sync::{Arc, OnceLock};
 
-use llm_in_sandbox::artifacts::{self, SetupOptions};
+use llm_in_sandbox::artifacts::SetupOptions;
 use llm_in_sandbox::runtime::{Limits, RunResult, Runtime, RuntimeConfig};
 use llm_in_sandbox::sandbox::Sandbox;
 
-/// Where the tests' runtime comes from: the shared cache (and `$LLM_IN_SANDBOX_ARTIFACTS`).
+pub use cache::cache_root;
+
+/// Where the tests' runtime comes from: the tests' cache folder (the runtime shared with the
+/// user's cache, see [`cache_root`]) and `$LLM_IN_SANDBOX_ARTIFACTS`.
 pub fn setup_options() -> SetupOptions {
     SetupOptions {
-        cache_root: artifacts::cache_root(None),
+        cache_root: cache_root(),
         source: std::env::var_os("LLM_IN_SANDBOX_ARTIFACTS").map(Into::into),
     }
 }

@@ -18,7 +18,7 @@ fn fixtures() -> PathBuf {
 
 /// The reference package, unpacked in the shared cache (fetched with pip on first use).
 fn reference_root() -> PathBuf {
-    let cache = llm_in_sandbox::artifacts::cache_root(None);
+    let cache = crate::common::cache_root();
     llm_in_sandbox::reference::Reference::ensure(&cache, None, &|m| eprintln!("setup: {m}"))
         .unwrap_or_else(|e| panic!("cannot get the reference package: {e}"))
         .root()

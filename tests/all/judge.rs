@@ -489,7 +489,8 @@ async fn a_missing_or_broken_run_folder_is_a_clear_error() {
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
-    c.stdin(Stdio::null());
+    c.stdin(Stdio::null())
+        .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root());
     c
 }
 

@@ -22,6 +22,7 @@ mod packages;
 mod pynet;
 mod python;
 mod python_client;
+mod readme;
 mod reference;
 mod serve;
 mod setup;

@@ -47,6 +47,7 @@ impl StdioServer {
         let _ = crate::common::runtime();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
         cmd.args(["mcp", "--timeout", "30"])
+            .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());

@@ -618,10 +618,8 @@ fn exec_allow_net_reaches_python_too() {
     let bin = || {
         crate::common::runtime();
         let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
-        c.stdin(std::process::Stdio::null()).env(
-            "LLM_IN_SANDBOX_CACHE",
-            llm_in_sandbox::artifacts::cache_root(None),
-        );
+        c.stdin(std::process::Stdio::null())
+            .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root());
         c
     };
     let code = format!(

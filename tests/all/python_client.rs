@@ -1,7 +1,8 @@
 //! The Python side of `serve`, with the published clients: `clients/python`'s own suite
 //! (our client and `WasmRuntime`, the `sandbox-fusion` client, the official `mcp` client)
-//! against the real binary. CI installs them (`pip install ./clients/python[test]`);
-//! elsewhere install them the same way, or set LLM_IN_SANDBOX_SKIP_PY_CLIENT=1 to skip.
+//! against the real binary. The test makes its own venv with them on first use
+//! (`common::venv::client_python`; `LLM_IN_SANDBOX_TEST_PYTHON` names another Python), or set
+//! LLM_IN_SANDBOX_SKIP_PY_CLIENT=1 to skip.
 
 use std::process::Command;
 
@@ -13,7 +14,7 @@ fn python_client_suite_passes() {
     }
     // Make sure the shared runtime is set up before the servers start.
     let _ = crate::common::runtime();
-    let python = std::env::var("LLM_IN_SANDBOX_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let python = crate::common::venv::client_python();
     let root = env!("CARGO_MANIFEST_DIR");
     let probe = Command::new(&python)
         .args([
@@ -32,6 +33,9 @@ fn python_client_suite_passes() {
         .args(["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"])
         .arg(format!("{root}/clients/python/tests"))
         .env("LLM_IN_SANDBOX_BIN", env!("CARGO_BIN_EXE_llm-in-sandbox"))
+        // The servers the suite starts use the tests' cache, not the user's `--with` list.
+        .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
+        .env_remove("LLM_IN_SANDBOX_WITH")
         .output()
         .unwrap_or_else(|e| panic!("cannot run pytest: {e}"));
     assert!(

@@ -389,7 +389,7 @@ fn an_unknown_task_name_lists_the_references_tasks_and_ours() {
 
 /// The reference's task folder, from the wheel in the shared cache.
 fn reference_task(name: &str) -> PathBuf {
-    let cache = llm_in_sandbox::artifacts::cache_root(None);
+    let cache = crate::common::cache_root();
     llm_in_sandbox::reference::Reference::ensure(&cache, None, &|_| {})
         .unwrap()
         .task_dir(name)

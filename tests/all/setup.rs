@@ -43,7 +43,7 @@ fn rerunning_setup_is_a_no_op() {
     let stamp = rt.files().dir().join(".verified");
     let before = std::fs::metadata(&stamp).unwrap().modified().unwrap();
     let opts = SetupOptions {
-        cache_root: artifacts::cache_root(None),
+        cache_root: crate::common::cache_root(),
         source: None,
     };
     let files = artifacts::ensure(&opts, &|m| panic!("setup did work again: {m}")).unwrap();
@@ -83,7 +83,7 @@ async fn a_preload_that_cannot_be_made_falls_back_to_the_stock_snapshot_and_says
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos())
     );
-    let mut config = RuntimeConfig::new(artifacts::cache_root(None));
+    let mut config = RuntimeConfig::new(crate::common::cache_root());
     config.preload = vec!["json".into(), missing.clone()];
     config.max_instances = 2;
     let load = move |config: RuntimeConfig| {

@@ -17,10 +17,7 @@ fn bin() -> Command {
     crate::common::runtime();
     let mut c = Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
     c.stdin(Stdio::null());
-    c.env(
-        "LLM_IN_SANDBOX_CACHE",
-        llm_in_sandbox::artifacts::cache_root(None),
-    );
+    c.env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root());
     c.env_remove("GITHUB_STEP_SUMMARY");
     c
 }
@@ -688,18 +685,20 @@ fn ten_thousand_rows_are_paged_on_the_server() {
 /// The Python with Selenium, and the browser and its driver; a clear failure naming what to
 /// install when one is missing (never a silent skip).
 fn browser_setup() -> (String, String, String) {
-    let python = std::env::var("LLM_IN_SANDBOX_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
     let chromium =
         std::env::var("LLM_IN_SANDBOX_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     let driver = std::env::var("LLM_IN_SANDBOX_CHROMEDRIVER")
         .unwrap_or_else(|_| "/usr/bin/chromedriver".into());
     let install = "the browser tests need Debian's chromium and chromium-driver \
-        (`apt-get install -y chromium chromium-driver`) and Selenium and pytest for the Python in \
-        LLM_IN_SANDBOX_TEST_PYTHON (`python3 -m pip install selenium pytest`); \
+        (`apt-get install -y chromium chromium-driver`), and Selenium and pytest, which the \
+        tests' own venv has (or the Python in LLM_IN_SANDBOX_TEST_PYTHON: \
+        `python3 -m pip install selenium pytest`); \
         LLM_IN_SANDBOX_CHROMIUM / LLM_IN_SANDBOX_CHROMEDRIVER point at other binaries";
     for p in [&chromium, &driver] {
         assert!(Path::new(p).is_file(), "{p} is missing: {install}");
     }
+    // The clients' venv (made on first use) has Selenium and pytest.
+    let python = crate::common::venv::client_python();
     let probe = Command::new(&python)
         .args(["-c", "import selenium, pytest"])
         .output()
