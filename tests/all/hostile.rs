@@ -670,6 +670,7 @@ fn a_killed_servers_session_folders_are_removed_by_the_next_start() {
     let tmp = tempfile::tempdir().expect("temp");
     let start = || {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
+            .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
             .args([
                 "serve",
                 "--bind",

@@ -999,6 +999,7 @@ async fn sigterm_finishes_the_call_in_flight_then_exits() {
     use std::io::BufRead as _;
     let _ = common::runtime();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
+        .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
         .args([
             "serve",
             "--bind",
@@ -1063,6 +1064,7 @@ async fn sigterm_finishes_the_call_in_flight_then_exits() {
 #[test]
 fn off_loopback_needs_a_token() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
+        .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
         .args(["serve", "--bind", "0.0.0.0:0", "--no-token"])
         .env_remove("LLM_IN_SANDBOX_TOKEN")
         .output()
@@ -1081,6 +1083,7 @@ async fn a_server_given_no_token_makes_one_and_prints_it() {
     use std::io::BufRead as _;
     let _ = common::runtime();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
+        .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
         .args(["serve", "--bind", "127.0.0.1:0", "--access-log=off"])
         .env_remove("LLM_IN_SANDBOX_TOKEN")
         .stdout(std::process::Stdio::piped())
