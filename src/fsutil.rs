@@ -186,6 +186,36 @@ pub fn walk(dir: &Path, f: &mut dyn FnMut(&Path, bool)) {
     }
 }
 
+/// Whether a symbolic link about to be made at `link` (relative to `dir`) with `target` could
+/// land elsewhere than its lexical reading says: the target climbs (`..`) and a folder on the
+/// way to the link is itself a link, so `..` would climb from that link's destination. Such a
+/// link is refused by every writer (the shell's `ln -s`, tar uploads, Python's `os.symlink`):
+/// the lexical check that keeps targets inside the sandbox holds only over real folders.
+pub fn climbs_through_a_link(dir: &cap_std::fs::Dir, link: &Path, target: &Path) -> bool {
+    if !target
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        return false;
+    }
+    let mut prefix = std::path::PathBuf::new();
+    let parents: Vec<_> = link
+        .parent()
+        .map(|p| p.components().collect())
+        .unwrap_or_default();
+    for c in parents {
+        prefix.push(c);
+        if prefix.as_os_str().is_empty() || prefix == Path::new("/") {
+            continue;
+        }
+        match dir.symlink_metadata(&prefix) {
+            Ok(m) if m.file_type().is_symlink() => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -228,34 +258,4 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         assert!(super::write_atomic(&dir.path().join("no/such/dir/x"), b"x").is_err());
     }
-}
-
-/// Whether a symbolic link about to be made at `link` (relative to `dir`) with `target` could
-/// land elsewhere than its lexical reading says: the target climbs (`..`) and a folder on the
-/// way to the link is itself a link, so `..` would climb from that link's destination. Such a
-/// link is refused by every writer (the shell's `ln -s`, tar uploads, Python's `os.symlink`):
-/// the lexical check that keeps targets inside the sandbox holds only over real folders.
-pub fn climbs_through_a_link(dir: &cap_std::fs::Dir, link: &Path, target: &Path) -> bool {
-    if !target
-        .components()
-        .any(|c| c == std::path::Component::ParentDir)
-    {
-        return false;
-    }
-    let mut prefix = std::path::PathBuf::new();
-    let parents: Vec<_> = link
-        .parent()
-        .map(|p| p.components().collect())
-        .unwrap_or_default();
-    for c in parents {
-        prefix.push(c);
-        if prefix.as_os_str().is_empty() || prefix == Path::new("/") {
-            continue;
-        }
-        match dir.symlink_metadata(&prefix) {
-            Ok(m) if m.file_type().is_symlink() => return true,
-            _ => {}
-        }
-    }
-    false
 }

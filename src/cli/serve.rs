@@ -194,7 +194,7 @@ fn machine_memory() -> Option<u64> {
     if unsafe { libc::sysinfo(&raw mut info) } != 0 {
         return None;
     }
-    u64::from(info.totalram).checked_mul(u64::from(info.mem_unit))
+    info.totalram.checked_mul(u64::from(info.mem_unit))
 }
 
 /// The free bytes of the file system holding `dir`, if the OS says.
@@ -207,7 +207,7 @@ fn free_disk(dir: &std::path::Path) -> Option<u64> {
     if unsafe { libc::statvfs(path.as_ptr(), &raw mut st) } != 0 {
         return None;
     }
-    u64::from(st.f_bavail).checked_mul(u64::from(st.f_frsize))
+    st.f_bavail.checked_mul(st.f_frsize)
 }
 
 /// Where the server's token comes from.

@@ -132,6 +132,14 @@ fn make_tree_read_only(dir: &Path) {
     });
 }
 
+/// Make a layer's folders writable so that the tree can be removed. Only folders: removing a
+/// file needs a writable folder, not a writable file, and a layer's files may be hard links to
+/// the runtime's own (its `python315.zip`), which must stay read-only.
 fn make_tree_writable(dir: &Path) {
-    crate::fsutil::walk(dir, &mut |p, _| set_read_only(p, false));
+    set_read_only(dir, false);
+    crate::fsutil::walk(dir, &mut |p, is_dir| {
+        if is_dir {
+            set_read_only(p, false);
+        }
+    });
 }

@@ -162,7 +162,7 @@ pub(super) fn run_pip(
                 std::thread::sleep(Duration::from_millis(20));
                 polls += 1;
                 // Every 100 ms: what pip has written so far, partial files included.
-                if polls % 5 == 0 {
+                if polls.is_multiple_of(5) {
                     let size = tree_size(dest);
                     if size > settings.max_bytes {
                         let _ = child.kill();
@@ -210,6 +210,17 @@ pub(super) fn run_pip(
     })
 }
 
+/// The bytes of the files under `dir` (links not followed).
+fn tree_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    crate::fsutil::walk(dir, &mut |p, is_dir| {
+        if !is_dir {
+            total += fs::symlink_metadata(p).map_or(0, |m| m.len());
+        }
+    });
+    total
+}
+
 #[cfg(test)]
 mod env_tests {
     #[test]
@@ -233,15 +244,4 @@ mod env_tests {
             assert!(!sees(k), "{k}");
         }
     }
-}
-
-/// The bytes of the files under `dir` (links not followed).
-fn tree_size(dir: &Path) -> u64 {
-    let mut total = 0;
-    crate::fsutil::walk(dir, &mut |p, is_dir| {
-        if !is_dir {
-            total += fs::symlink_metadata(p).map_or(0, |m| m.len());
-        }
-    });
-    total
 }

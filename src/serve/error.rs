@@ -87,10 +87,34 @@ impl ApiError {
         }
     }
 
-    /// 500: our fault.
+    /// 500: our fault. The host's folders in the message (the temporary folder that holds
+    /// the sandboxes, the runtime's cache folder) are named by placeholders: a client
+    /// learns what failed, not where the host keeps things.
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            without_host_folders(&message.into()),
+        )
     }
+}
+
+/// `text` with the host's temporary and cache folders replaced by `$TMPDIR` and `$CACHE`.
+fn without_host_folders(text: &str) -> String {
+    let mut out = text.to_string();
+    let folders = [
+        (Some(std::env::temp_dir()), "$TMPDIR"),
+        (Some(crate::artifacts::cache_root(None)), "$CACHE"),
+    ];
+    for (folder, name) in folders {
+        let Some(folder) = folder else { continue };
+        let f = folder.to_string_lossy();
+        let f = f.trim_end_matches('/');
+        if f.len() > 1 {
+            out = out.replace(f, name);
+        }
+    }
+    out
 }
 
 impl IntoResponse for ApiError {
@@ -180,5 +204,27 @@ where
         let axum::extract::Query(v) =
             axum::extract::Query::<T>::from_request_parts(parts, state).await?;
         Ok(QueryArgs(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn internal_errors_do_not_name_host_folders() {
+        let tmp = std::env::temp_dir();
+        let e = super::ApiError::internal(format!(
+            "cannot open workspace {}/llm-in-sandbox-pid-7/llm-in-sandbox-x1: Too many open files",
+            tmp.display()
+        ));
+        assert!(
+            !e.message.contains(&*tmp.to_string_lossy()),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message.contains("$TMPDIR/llm-in-sandbox-pid-7"),
+            "{}",
+            e.message
+        );
     }
 }
