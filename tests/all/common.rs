@@ -103,3 +103,31 @@ pub fn answering_model(delay: std::time::Duration) -> llm_in_sandbox::llm::fake:
     }))
     .expect("fake model")
 }
+
+/// `llm-in-sandbox serve --bind 127.0.0.1:0 ARGS...` on the tests' cache, with `configure`
+/// applied to the command first (environment, stderr; stderr is dropped unless it says
+/// otherwise). Returns the child and the base URL its first stdout line names.
+pub fn spawn_serve(
+    args: &[&str],
+    configure: impl FnOnce(&mut std::process::Command),
+) -> (std::process::Child, String) {
+    use std::io::BufRead as _;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"));
+    cmd.args(["serve", "--bind", "127.0.0.1:0"])
+        .args(args)
+        .env("LLM_IN_SANDBOX_CACHE", cache_root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    configure(&mut cmd);
+    let mut child = cmd.spawn().expect("start serve");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the first line");
+    let base = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (child, base)
+}

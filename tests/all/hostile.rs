@@ -665,34 +665,11 @@ fn benchmark_killed_ten_times_ends_as_an_unkilled_run() {
 /// removes them, and a clean stop leaves nothing.
 #[test]
 fn a_killed_servers_session_folders_are_removed_by_the_next_start() {
-    use std::io::BufRead as _;
-    use std::process::Stdio;
     let tmp = tempfile::tempdir().expect("temp");
     let start = || {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
-            .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1:0",
-                "--no-token",
-                "--access-log=off",
-            ])
-            .env("TMPDIR", tmp.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("serve");
-        let mut line = String::new();
-        let stdout = child.stdout.take().expect("stdout");
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("first line");
-        let base = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
+        let (child, base) = crate::common::spawn_serve(&["--no-token", "--access-log=off"], |c| {
+            c.env("TMPDIR", tmp.path());
+        });
         (child, base)
     };
     let (mut first, base) = start();

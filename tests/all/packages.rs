@@ -784,30 +784,11 @@ fn serve_turns_pip_off_without_network_unless_asked() {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let install = |extra: &[&str]| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1:0",
-                "--no-token",
-                "--access-log=off",
-            ])
-            .args(extra)
-            .env("LLM_IN_SANDBOX_CACHE", cache_root())
-            .env("LLM_IN_SANDBOX_PIP_INDEX_URL", &index.url)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let base = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
+        let mut args = vec!["--no-token", "--access-log=off"];
+        args.extend_from_slice(extra);
+        let (mut child, base) = crate::common::spawn_serve(&args, |c| {
+            c.env("LLM_IN_SANDBOX_PIP_INDEX_URL", &index.url);
+        });
         let v: serde_json::Value = rt.block_on(async {
             reqwest::Client::builder()
                 .no_proxy()

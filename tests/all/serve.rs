@@ -996,33 +996,9 @@ async fn an_episode_runs_over_http_and_is_scored() {
 /// The binary on SIGTERM: stops accepting, lets the call in flight finish and answer, exits 0.
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_finishes_the_call_in_flight_then_exits() {
-    use std::io::BufRead as _;
     let _ = common::runtime();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
-        .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--no-token",
-            "--grace",
-            "30",
-        ])
-        .arg("--access-log=off")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(stdout)
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
+    let (mut child, base) =
+        common::spawn_serve(&["--no-token", "--grace", "30", "--access-log=off"], |_| {});
     let url = format!("{base}/run_code");
     let call = tokio::spawn(async move {
         post(
@@ -1082,23 +1058,10 @@ fn off_loopback_needs_a_token() {
 async fn a_server_given_no_token_makes_one_and_prints_it() {
     use std::io::BufRead as _;
     let _ = common::runtime();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_llm-in-sandbox"))
-        .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
-        .args(["serve", "--bind", "127.0.0.1:0", "--access-log=off"])
-        .env_remove("LLM_IN_SANDBOX_TOKEN")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
+    let (mut child, base) = common::spawn_serve(&["--access-log=off"], |c| {
+        c.env_remove("LLM_IN_SANDBOX_TOKEN")
+            .stderr(std::process::Stdio::piped());
+    });
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut said = String::new();
     let token = loop {
