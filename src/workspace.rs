@@ -149,6 +149,17 @@ impl Workspace {
     }
 }
 
+/// A temporary workspace is removed without recursion on the host stack: its guest may have
+/// nested folders deeper than any thread's stack ([`crate::fsutil::remove_tree`]).
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        if let Some(temp) = self._temp.take() {
+            let path = temp.keep();
+            let _ = crate::fsutil::remove_tree(&path);
+        }
+    }
+}
+
 /// Where [`Workspace::temporary`] makes its folders when set (see [`claim_temp_root`]).
 static TEMP_ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
@@ -180,7 +191,7 @@ pub fn claim_temp_root() -> io::Result<Vec<PathBuf>> {
         if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
             continue;
         }
-        if std::fs::remove_dir_all(e.path()).is_ok() {
+        if crate::fsutil::remove_tree(&e.path()).is_ok() {
             removed.push(e.path());
         }
     }
@@ -191,7 +202,7 @@ pub fn claim_temp_root() -> io::Result<Vec<PathBuf>> {
 /// when the process is about to end, after its sandboxes are gone).
 pub fn release_temp_root() {
     if let Some(own) = TEMP_ROOT.get() {
-        let _ = std::fs::remove_dir_all(own);
+        let _ = crate::fsutil::remove_tree(own);
     }
 }
 

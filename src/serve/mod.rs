@@ -463,7 +463,43 @@ fn loopback_host(req: &Request) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Whether a request's `Origin` (sent by browsers) is absent, `null`-free loopback, or not a
+/// web page at all: a page on another site that reaches a loopback server through the user's
+/// browser names its own origin, and is refused.
+fn loopback_origin(req: &Request) -> bool {
+    let Some(origin) = req.headers().get(header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let Some(rest) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = rest.split('/').next().unwrap_or_default();
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(n, _)| n),
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 async fn auth(State(srv): State<Arc<Server>>, req: Request, next: Next) -> Response {
+    if !srv.config.mcp_any_host && !loopback_origin(&req) {
+        return ApiError::forbidden(
+            "this server answers web pages only from a loopback origin; serve on another \
+             address with `--bind` to accept others",
+        )
+        .into_response();
+    }
     if !srv.config.mcp_any_host && !loopback_host(&req) {
         return ApiError::forbidden(
             "this server answers only requests addressed to a loopback name (localhost, \

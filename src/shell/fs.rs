@@ -186,7 +186,7 @@ impl FsBackend for CapFs {
         let meta = self.dir.symlink_metadata(&p).map_err(err)?;
         if meta.is_dir() {
             if recursive {
-                self.dir.remove_dir_all(&p).map_err(err)?;
+                crate::fsutil::remove_tree_in(&self.dir, &p).map_err(err)?;
                 self.quota.refresh();
                 Ok(())
             } else {

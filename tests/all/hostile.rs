@@ -291,6 +291,22 @@ async fn requests_for_another_host_name_are_refused_on_every_endpoint() {
                 "{method} {path} {ok}"
             );
         }
+        // A page on another site, reaching the loopback server through the user's browser,
+        // names its own origin: refused; a loopback origin passes.
+        let from = |origin: &str| {
+            c.request(method.parse().expect("method"), &url)
+                .header("origin", origin)
+                .json(&json!({"code": "print(1)"}))
+        };
+        for bad in ["https://evil.example", "null", "http://evil.example:8080"] {
+            let r = from(bad).send().await.expect("request");
+            assert_eq!(r.status(), reqwest::StatusCode::FORBIDDEN, "{path} {bad}");
+        }
+        let r = from(&format!("http://localhost:{port}"))
+            .send()
+            .await
+            .expect("request");
+        assert_ne!(r.status(), reqwest::StatusCode::FORBIDDEN, "{path}");
     }
 }
 
@@ -990,4 +1006,86 @@ fn merge_killed_ten_times_leaves_no_torn_file() {
     for key in ["total", "mean_score", "num_errors", "domains"] {
         assert_eq!(a[key], b[key], "{key}");
     }
+}
+
+/// Folders nested 30,000 deep through folder handles (`os.mkdir(..., dir_fd=)`, where no path
+/// is ever long) are removed by the shell's `rm -r` and by the end of the sandbox without
+/// recursion on a host stack (a recursive removal overflowed the 2 MiB stack of a server
+/// thread and aborted the process).
+#[tokio::test(flavor = "multi_thread")]
+async fn folders_nested_deeper_than_a_stack_are_removed_safely() {
+    let deep = "import os
+fd = os.open('/testbed', os.O_RDONLY | os.O_DIRECTORY)
+for i in range(30000):
+    os.mkdir('d', dir_fd=fd)
+    nfd = os.open('d', os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    os.close(fd)
+    fd = nfd
+print('made')
+";
+    for remove_with_rm in [true, false] {
+        let sb = sandbox_in(|b| b);
+        let host = sb.workspace().host_path().to_path_buf();
+        let mut shell = shell_over(sb);
+        let script = format!("cat > /tmp/deep.py <<'EOF'\n{deep}EOF\npython3 /tmp/deep.py");
+        let r = bash(&mut shell, &script).await;
+        assert!(r.stdout.contains("made"), "{}", both(&r));
+        if remove_with_rm {
+            let r = bash(&mut shell, "rm -rf /testbed/d; echo rc=$?; ls /testbed").await;
+            assert!(r.stdout.starts_with("rc=0\n"), "{}", both(&r));
+            assert!(!host.join("d").exists());
+        }
+        // The sandbox's end removes its folders, deep or not.
+        drop(shell);
+        for _ in 0..100 {
+            if !host.exists() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert!(!host.exists(), "{} was left", host.display());
+    }
+}
+
+/// A zip bomb (200 MB of zeros in a 200 KB archive) handed in as a file and unpacked by the
+/// guest stops at the disk quota; the host folder stays under it. (Tar uploads take plain tar
+/// only, so a gzip bomb there is refused as a bad tar: see the fuzz tests.)
+#[tokio::test]
+async fn a_zip_bomb_stops_at_the_quota() {
+    use std::io::Write as _;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    zip.start_file("zeros.bin", zip::write::SimpleFileOptions::default())
+        .expect("zip entry");
+    let chunk = vec![0u8; 1 << 20];
+    for _ in 0..200 {
+        zip.write_all(&chunk).expect("zip write");
+    }
+    let bytes = zip.finish().expect("zip").into_inner();
+    assert!(bytes.len() < 1 << 20, "{} bytes", bytes.len());
+    let sb = sandbox_in(|b| b.disk_quota(8 << 20));
+    sb.workspace().write("bomb.zip", &bytes).expect("write");
+    let host = sb.workspace().host_path().to_path_buf();
+    let r = py(
+        &sb,
+        &[
+            "-c",
+            "import zipfile\ntry:\n    zipfile.ZipFile('bomb.zip').extractall('out')\n    print('unpacked')\nexcept OSError as e:\n    print('stopped', e.strerror)",
+        ],
+    )
+    .await;
+    let out = String::from_utf8_lossy(&r.stdout).to_string();
+    assert!(
+        out.starts_with("stopped"),
+        "{out} {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let mut size = 0u64;
+    llm_in_sandbox::fsutil::walk(&host, &mut |p, is_dir| {
+        if !is_dir {
+            size += std::fs::symlink_metadata(p).map_or(0, |m| m.len());
+        }
+    });
+    // The quota's 8 MiB for what the guest wrote, and the archive the host put there.
+    let bound = (8u64 << 20) + bytes.len() as u64;
+    assert!(size <= bound, "the host folder holds {size} bytes, over {bound}");
 }
