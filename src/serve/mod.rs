@@ -440,46 +440,8 @@ fn authorized(token: &str, headers: &HeaderMap) -> bool {
     false
 }
 
-/// Whether a request's `Host` (or HTTP/2 `:authority`) names this machine's loopback: a web
-/// page that rebinds its own name to 127.0.0.1 sends its own name, and is refused. A request
-/// that names no host at all comes from no browser, and passes.
-fn loopback_host(req: &Request) -> bool {
-    let host = req
-        .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_string)
-        .or_else(|| req.uri().authority().map(|a| a.as_str().to_string()));
-    let Some(host) = host else { return true };
-    let name = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or_default(),
-        None => host.rsplit_once(':').map_or(host.as_str(), |(n, _)| n),
-    };
-    let name = name.trim_end_matches('.').to_ascii_lowercase();
-    name == "localhost"
-        || name.ends_with(".localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Whether a request's `Origin` (sent by browsers) is absent, `null`-free loopback, or not a
-/// web page at all: a page on another site that reaches a loopback server through the user's
-/// browser names its own origin, and is refused.
-fn loopback_origin(req: &Request) -> bool {
-    let Some(origin) = req.headers().get(header::ORIGIN) else {
-        return true;
-    };
-    let Ok(origin) = origin.to_str() else {
-        return false;
-    };
-    let Some(rest) = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-    else {
-        return false;
-    };
-    let host = rest.split('/').next().unwrap_or_default();
+/// Whether `host` (`name`, `name:port`, `[v6]:port`) names this machine's loopback.
+fn loopback_name(host: &str) -> bool {
     let name = match host.strip_prefix('[') {
         Some(v6) => v6.split(']').next().unwrap_or_default(),
         None => host.rsplit_once(':').map_or(host, |(n, _)| n),
@@ -490,6 +452,35 @@ fn loopback_origin(req: &Request) -> bool {
         || name
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether a request's `Host` (or HTTP/2 `:authority`) names this machine's loopback: a web
+/// page that rebinds its own name to 127.0.0.1 sends its own name, and is refused. A request
+/// that names no host at all comes from no browser, and passes.
+fn loopback_host(req: &Request) -> bool {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| req.uri().authority().map(|a| a.as_str().to_string()));
+    host.is_none_or(|h| loopback_name(&h))
+}
+
+/// Whether a request's `Origin` is absent (no browser sent it) or a loopback page's: a page on
+/// another site that reaches a loopback server through the user's browser names its own
+/// origin (or `null`), and is refused.
+fn loopback_origin(req: &Request) -> bool {
+    let Some(origin) = req.headers().get(header::ORIGIN) else {
+        return true;
+    };
+    let Some(rest) = origin.to_str().ok().and_then(|o| {
+        o.strip_prefix("http://")
+            .or_else(|| o.strip_prefix("https://"))
+    }) else {
+        return false;
+    };
+    loopback_name(rest.split('/').next().unwrap_or_default())
 }
 
 async fn auth(State(srv): State<Arc<Server>>, req: Request, next: Next) -> Response {

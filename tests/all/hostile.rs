@@ -1087,5 +1087,8 @@ async fn a_zip_bomb_stops_at_the_quota() {
     });
     // The quota's 8 MiB for what the guest wrote, and the archive the host put there.
     let bound = (8u64 << 20) + bytes.len() as u64;
-    assert!(size <= bound, "the host folder holds {size} bytes, over {bound}");
+    assert!(
+        size <= bound,
+        "the host folder holds {size} bytes, over {bound}"
+    );
 }
