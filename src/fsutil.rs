@@ -234,15 +234,7 @@ pub fn remove_tree_in(parent: &cap_std::fs::Dir, name: &Path) -> std::io::Result
     let top = parent.open_dir(name)?;
     let mut moved = 0u64;
     loop {
-        let entries: Vec<(std::ffi::OsString, bool)> = top
-            .entries()?
-            .filter_map(Result::ok)
-            .map(|e| {
-                let dir = e.file_type().is_ok_and(|t| t.is_dir());
-                (e.file_name(), dir)
-            })
-            .take(4096)
-            .collect();
+        let entries = entries_of(&top, 4096)?;
         if entries.is_empty() {
             break;
         }
@@ -252,15 +244,7 @@ pub fn remove_tree_in(parent: &cap_std::fs::Dir, name: &Path) -> std::io::Result
                 continue;
             }
             let sub = top.open_dir(&entry)?;
-            let inner: Vec<(std::ffi::OsString, bool)> = sub
-                .entries()?
-                .filter_map(Result::ok)
-                .map(|e| {
-                    let dir = e.file_type().is_ok_and(|t| t.is_dir());
-                    (e.file_name(), dir)
-                })
-                .collect();
-            for (child, child_is_dir) in inner {
+            for (child, child_is_dir) in entries_of(&sub, usize::MAX)? {
                 if child_is_dir {
                     moved += 1;
                     sub.rename(&child, &top, format!(".removing-{moved}"))?;
@@ -274,6 +258,19 @@ pub fn remove_tree_in(parent: &cap_std::fs::Dir, name: &Path) -> std::io::Result
     }
     drop(top);
     parent.remove_dir(name)
+}
+
+/// Up to `most` entries of `dir`: each name, and whether it is a folder (links are not).
+fn entries_of(
+    dir: &cap_std::fs::Dir,
+    most: usize,
+) -> std::io::Result<Vec<(std::ffi::OsString, bool)>> {
+    Ok(dir
+        .entries()?
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name(), e.file_type().is_ok_and(|t| t.is_dir())))
+        .take(most)
+        .collect())
 }
 
 /// [`remove_tree_in`] for a host path.
