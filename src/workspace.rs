@@ -67,6 +67,9 @@ impl Workspace {
     /// # Errors
     /// [`WorkspaceError::Open`] when the temporary directory cannot be made.
     pub fn temporary() -> Result<Workspace, WorkspaceError> {
+        if let Some(ws) = recycled::take() {
+            return Ok(ws);
+        }
         let parent = TEMP_ROOT.get().cloned().unwrap_or_else(std::env::temp_dir);
         let temp = tempfile::Builder::new()
             .prefix("llm-in-sandbox-")
@@ -151,11 +154,106 @@ impl Workspace {
 
 /// A temporary workspace is removed without recursion on the host stack: its guest may have
 /// nested folders deeper than any thread's stack ([`crate::fsutil::remove_tree`]).
+/// A folder its guest left empty is kept for the next [`Workspace::temporary`] instead
+/// (see [`recycled`]).
 impl Drop for Workspace {
     fn drop(&mut self) {
         if let Some(temp) = self._temp.take() {
+            let Some(temp) = recycled::give_back(temp, &mut self.dir, &self.host_path) else {
+                return;
+            };
             let path = temp.keep();
             let _ = crate::fsutil::remove_tree(&path);
+        }
+    }
+}
+
+/// Temporary folders their guests left empty, ready for the next sandbox.
+///
+/// Making and removing a folder is most of what a short call costs the file system (three per
+/// sandbox: `/testbed`, `/tmp`, `/root`; on ext4 each removal also journals and may discard
+/// blocks). A call that wrote nothing leaves its folders exactly as they were made, so they are
+/// handed to the next sandbox instead: mode back to 0700, times set to now, nothing inside.
+/// Nothing crosses over: a folder is kept only when no one else holds its capability and it
+/// has no entry at all; a folder with anything in it is removed as before.
+mod recycled {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+
+    use cap_std::fs::Dir;
+
+    use super::Workspace;
+
+    /// At most this many folders wait (each holds one open descriptor).
+    const KEEP: usize = 96;
+
+    struct Ready {
+        temp: tempfile::TempDir,
+        dir: Arc<Dir>,
+        host_path: PathBuf,
+    }
+
+    static READY: Mutex<Vec<Ready>> = Mutex::new(Vec::new());
+
+    pub(super) fn take() -> Option<Workspace> {
+        let r = READY.lock().ok()?.pop()?;
+        Some(Workspace {
+            dir: r.dir,
+            host_path: r.host_path,
+            _temp: Some(r.temp),
+        })
+    }
+
+    /// Keep `temp` for later when its guest left it empty; otherwise hand it back to be removed.
+    pub(super) fn give_back(
+        temp: tempfile::TempDir,
+        dir: &mut Arc<Dir>,
+        host_path: &Path,
+    ) -> Option<tempfile::TempDir> {
+        if Arc::get_mut(dir).is_none() || !is_empty(dir) || !reset(dir) {
+            return Some(temp);
+        }
+        let Ok(mut ready) = READY.lock() else {
+            return Some(temp);
+        };
+        if ready.len() >= KEEP {
+            return Some(temp);
+        }
+        ready.push(Ready {
+            temp,
+            dir: dir.clone(),
+            host_path: host_path.to_path_buf(),
+        });
+        None
+    }
+
+    fn is_empty(dir: &Dir) -> bool {
+        dir.entries().is_ok_and(|mut e| e.next().is_none())
+    }
+
+    /// Mode 0700 and times of now, as a new folder has. (The capability may be an `O_PATH`
+    /// descriptor, which cannot change either: the folder is opened again for it.)
+    fn reset(dir: &Dir) -> bool {
+        use std::os::fd::AsRawFd;
+        let now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: libc::UTIME_NOW,
+        };
+        // SAFETY: `dir`'s descriptor stays open for the whole call; "." is a valid C string;
+        // the descriptor opened here is closed before returning; `times` points to two valid
+        // timespecs.
+        unsafe {
+            let fd = libc::openat(
+                dir.as_raw_fd(),
+                c".".as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+            );
+            if fd < 0 {
+                return false;
+            }
+            let ok = libc::fchmod(fd, 0o700) == 0 && libc::futimens(fd, [now, now].as_ptr()) == 0;
+            libc::close(fd);
+            ok
         }
     }
 }

@@ -163,6 +163,9 @@ impl SandboxBuilder {
 /// One episode's sandbox.
 #[derive(Debug)]
 pub struct Sandbox {
+    /// First, so it drops first: it shares the folders' capabilities, and a folder is handed
+    /// to the next sandbox only when nothing else holds it (see `Workspace`'s drop).
+    quota: Arc<Quota>,
     runtime: Arc<Runtime>,
     workspace: Workspace,
     scratch: Workspace,
@@ -171,7 +174,6 @@ pub struct Sandbox {
     limits: Limits,
     env: Vec<(String, String)>,
     cwd: String,
-    quota: Arc<Quota>,
     network: NetworkPolicy,
     pip_settings: Option<crate::packages::PipSettings>,
     installed: std::sync::Mutex<Vec<crate::packages::Locked>>,

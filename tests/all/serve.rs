@@ -588,6 +588,91 @@ async fn run_code_as_sandbox_fusion_answers() {
     assert_eq!(v, json!("pong"));
 }
 
+/// What one `/run_code` call leaves must never reach the next, whichever sandbox folders,
+/// instance slot or recycled empty folder the next one gets: files in /testbed, /tmp and
+/// /root, a folder emptied again, changed modes, globals, modules, cwd, environment, threads
+/// and random state. Many rounds, one at a time and then concurrently, so calls land on
+/// slots and folders earlier calls used.
+#[tokio::test(flavor = "multi_thread")]
+async fn run_code_calls_leave_nothing_for_the_next() {
+    let srv = start(quiet()).await;
+    let url = format!("{}/run_code", srv.base);
+    let dirty = r#"
+import builtins, os, sys, threading, time, random, types
+for d in ("/testbed", "/tmp", "/root"):
+    open(os.path.join(d, "left.txt"), "w").write("x")
+os.mkdir("/tmp/made"); os.rmdir("/tmp/made")
+open("/root/gone", "w").close(); os.remove("/root/gone")
+os.chmod("/root", 0o755)
+builtins.LEFT = 1
+sys.modules["left_module"] = types.ModuleType("left_module")
+os.environ["LEFT"] = "1"
+os.chdir("/tmp")
+random.seed(7)
+threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()
+print("dirty")
+"#;
+    let look = r#"
+import builtins, os, stat, sys, threading, random
+print(sorted(os.listdir("/testbed")), sorted(os.listdir("/tmp")), sorted(os.listdir("/root")))
+print(oct(stat.S_IMODE(os.stat("/root").st_mode)), oct(stat.S_IMODE(os.stat("/tmp").st_mode)))
+print(hasattr(builtins, "LEFT"), "left_module" in sys.modules, "LEFT" in os.environ)
+print(os.getcwd(), threading.active_count())
+print(random.random())
+"#;
+    let clean = |v: &Value| -> Vec<String> {
+        let out = v["run_result"]["stdout"].as_str().unwrap_or_default();
+        out.lines().take(4).map(str::to_string).collect()
+    };
+    let (_, first) = post(&url, json!({ "code": look })).await;
+    assert_eq!(first["status"], "Success", "{first}");
+    let expected = clean(&first);
+    assert_eq!(expected[0], "[] [] []", "{first}");
+    assert_eq!(expected[2], "False False False", "{first}");
+    assert_eq!(expected[3], "/testbed 1", "{first}");
+    let mut randoms = std::collections::HashSet::new();
+    for round in 0..12 {
+        let (_, v) = post(&url, json!({ "code": dirty })).await;
+        assert_eq!(v["run_result"]["stdout"], "dirty\n", "round {round}: {v}");
+        // A bash call that writes and removes again leaves its folders empty: recycled.
+        let (_, v) = post(
+            &url,
+            json!({ "code": "touch /testbed/a /tmp/b; rm /testbed/a /tmp/b; chmod 755 /root /tmp; echo ok", "language": "bash" }),
+        )
+        .await;
+        assert_eq!(v["run_result"]["stdout"], "ok\n", "round {round}: {v}");
+        let (_, v) = post(&url, json!({ "code": look })).await;
+        assert_eq!(clean(&v), expected, "round {round}: {v}");
+        randoms.insert(
+            v["run_result"]["stdout"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        );
+    }
+    // Concurrently: dirty and looking calls interleaved on the pool's slots.
+    let calls: Vec<_> = (0..24)
+        .map(|i| {
+            let (url, code) = (url.clone(), if i % 2 == 0 { dirty } else { look });
+            tokio::spawn(async move { (i, post(&url, json!({ "code": code })).await.1) })
+        })
+        .collect();
+    for c in calls {
+        let (i, v) = c.await.unwrap();
+        if i % 2 == 1 {
+            assert_eq!(clean(&v), expected, "concurrent call {i}: {v}");
+            randoms.insert(
+                v["run_result"]["stdout"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            );
+        }
+    }
+    // The seed a dirty call set never carries over: every look drew its own number.
+    assert_eq!(randoms.len(), 24, "random state crossed calls: {randoms:?}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn run_jupyter_keeps_state_and_goes_on_after_an_error() {
     let srv = start(quiet()).await;

@@ -131,6 +131,11 @@ pub struct PerfArgs {
     /// The native Python used as the baseline.
     #[arg(long, default_value = NATIVE_PYTHON, value_name = "PROGRAM")]
     native_python: String,
+    /// The Python that serves --serve's aiohttp baseline (it must import aiohttp; the code it
+    /// runs still uses --native-python). Default: --native-python; without aiohttp there, that
+    /// baseline is skipped and stderr says so.
+    #[arg(long, value_name = "PROGRAM", requires = "serve")]
+    aiohttp_python: Option<String>,
 }
 
 pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
@@ -159,6 +164,7 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
             args.serve_seconds,
             &args.serve_clients,
             &args.native_python,
+            args.aiohttp_python.as_deref(),
         )?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -3,8 +3,11 @@
 //! for `print(1)` and a numpy snippet at several client counts, and the memory of live idle
 //! sessions (`POST /v1/sandboxes`).
 //!
-//! The baseline is SandboxFusion's cost model: each request writes the code to a file in a
-//! fresh temp dir and runs the host's Python on it as a subprocess, answering the same JSON.
+//! Two baselines, both SandboxFusion's cost model (each request writes the code to a file in a
+//! fresh temp dir and runs the host's Python on it as a subprocess, answering the same JSON):
+//! one served from this process (axum), and one served by aiohttp in a Python process of its
+//! own (`aiohttp_baseline.py`), as SandboxFusion itself is, when a Python with aiohttp is
+//! found.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -124,6 +127,64 @@ async fn baseline_run_code(State(b): State<Arc<Baseline>>, Json(req): Json<Value
         }),
         Err(e) => json!({"status": "SandboxError", "message": e.to_string()}),
     })
+}
+
+/// The aiohttp baseline's server script.
+const AIOHTTP_BASELINE: &str = include_str!("aiohttp_baseline.py");
+
+/// The aiohttp baseline running in its own process (killed when dropped), and its base URL.
+struct AiohttpBaseline {
+    _child: tokio::process::Child,
+    _script: tempfile::NamedTempFile,
+    base: String,
+}
+
+/// Start `aiohttp_baseline.py` with `server_python` (which must import aiohttp), running code
+/// with `runner`; `Ok(None)` with the reason on stderr when that Python has no aiohttp.
+async fn start_aiohttp(
+    server_python: &str,
+    runner: &str,
+) -> anyhow::Result<Option<AiohttpBaseline>> {
+    let has_aiohttp = tokio::process::Command::new(server_python)
+        .args(["-c", "import aiohttp"])
+        .output()
+        .await
+        .is_ok_and(|o| o.status.success());
+    if !has_aiohttp {
+        eprintln!(
+            "aiohttp baseline skipped: {server_python} cannot import aiohttp (install it there, \
+             e.g. `{server_python} -m pip install aiohttp`, or pass --aiohttp-python)"
+        );
+        return Ok(None);
+    }
+    let mut script = tempfile::Builder::new().suffix(".py").tempfile()?;
+    std::io::Write::write_all(&mut script, AIOHTTP_BASELINE.as_bytes())?;
+    let mut child = tokio::process::Command::new(server_python)
+        .arg(script.path())
+        .arg(runner)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .with_context(|| format!("cannot start the aiohttp baseline with {server_python}"))?;
+    let stdout = child
+        .stdout
+        .take()
+        .context("the aiohttp baseline has no stdout")?;
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let port = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .context("the aiohttp baseline did not say its port within 30 s")??
+        .context("the aiohttp baseline exited before saying its port")?;
+    let port: u16 = port
+        .trim()
+        .parse()
+        .with_context(|| format!("the aiohttp baseline printed {port:?}, not a port"))?;
+    Ok(Some(AiohttpBaseline {
+        _child: child,
+        _script: script,
+        base: format!("http://127.0.0.1:{port}"),
+    }))
 }
 
 /// One request: its latency, and whether it succeeded with the expected output.
@@ -296,6 +357,7 @@ pub fn serve(
     seconds: f64,
     clients: &[usize],
     python: &str,
+    aiohttp_python: Option<&str>,
 ) -> anyhow::Result<()> {
     if !(seconds.is_finite() && seconds > 0.0) {
         bail!("--serve-seconds must be a positive number");
@@ -307,6 +369,8 @@ pub fn serve(
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         // Our server stays alive (its sessions too) until this block ends, as the figures expect.
         let (_server, ours, base) = start_servers(runtime, python, most, stop_rx).await?;
+        let aiohttp = start_aiohttp(aiohttp_python.unwrap_or(python), python).await?;
+        let aiohttp_base = aiohttp.as_ref().map(|a| a.base.as_str());
         // reqwest is built without a default TLS provider; plain HTTP still needs one set.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
@@ -318,7 +382,8 @@ pub fn serve(
             "serving benchmark: {seconds} s per row after a {} s warm-up; clients {clients:?}",
             WARM_UP.as_secs()
         );
-        let rows = load_rows(&http, &ours, &base, clients, seconds).await;
+        let rows = load_rows(&http, [&ours, &base], aiohttp_base, clients, seconds).await;
+        drop(aiohttp);
         let (memory, live) = session_memory(&http, &ours, SESSIONS).await?;
         let _ = stop_tx.send(true);
 
@@ -394,14 +459,15 @@ async fn start_servers(
     Ok((server, ours, base))
 }
 
-/// One measured row: client count, what ran, our load, the baseline's load.
-type LoadRow = (usize, &'static str, Load, Load);
+/// One measured row: client count, what ran, our load, the in-process baseline's load, and
+/// the aiohttp baseline's when it ran.
+type LoadRow = (usize, &'static str, Load, Load, Option<Load>);
 
-/// Both servers under load at each client count, for `print(1)` and the numpy snippet.
+/// Every server under load at each client count, for `print(1)` and the numpy snippet.
 async fn load_rows(
     http: &reqwest::Client,
-    ours: &str,
-    base: &str,
+    [ours, base]: [&str; 2],
+    aiohttp: Option<&str>,
     clients: &[usize],
     seconds: f64,
 ) -> Vec<LoadRow> {
@@ -413,50 +479,60 @@ async fn load_rows(
             eprintln!("  ours {label} x{n}: {:.1}/s", o.rate);
             let b = load(http, base, code, n.max(1), seconds).await;
             eprintln!("  baseline {label} x{n}: {:.1}/s", b.rate);
-            rows.push((n, label, o, b));
+            let a = match aiohttp {
+                Some(url) => {
+                    let a = load(http, url, code, n.max(1), seconds).await;
+                    eprintln!("  aiohttp baseline {label} x{n}: {:.1}/s", a.rate);
+                    Some(a)
+                }
+                None => None,
+            };
+            rows.push((n, label, o, b, a));
         }
     }
     rows
 }
 
-/// The throughput and latency table, ours against the baseline.
+/// The throughput and latency table: one line per server, each baseline with ours divided by
+/// it.
 fn print_load_table(rows: &[LoadRow], python: &str, seconds: f64) {
     println!(
-        "\nServing `/run_code` (our server vs a process-per-call baseline: temp dir + \
-         `{python}` subprocess per request), {seconds} s per row, 2 servers in one process, \
-         clients in the same process:\n"
+        "\nServing `/run_code`: our server against two process-per-call baselines (temp dir + \
+         `{python}` subprocess per request): one served from this process (axum), one by \
+         aiohttp in a Python process of its own, as SandboxFusion is. {seconds} s per line; \
+         the clients run in this process:\n"
     );
     println!(
-        "| clients | code | ours req/s | ours p50 | ours p99 | ours errors | baseline req/s | \
-         baseline p50 | baseline p99 | baseline errors | throughput ours/baseline | \
-         p50 ours/baseline |"
+        "| clients | code | server | req/s | p50 | p99 | errors | throughput ours/this | \
+         p50 ours/this |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for (n, label, o, b) in rows {
-        let (rate_ratio, p50_ratio) = if b.count == 0 || o.count == 0 {
-            (
-                "n/a (none finished in the window)".to_string(),
-                "n/a".to_string(),
-            )
-        } else {
-            (
-                format!("{:.1}x", o.rate / b.rate),
-                format!("{:.3}x", o.p50.as_secs_f64() / b.p50.as_secs_f64()),
-            )
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (n, label, o, b, a) in rows {
+        let line = |server: &str, l: &Load| {
+            let (rate_ratio, p50_ratio) = if std::ptr::eq(l, o) {
+                ("1x".to_string(), "1x".to_string())
+            } else if l.count == 0 || o.count == 0 {
+                ("n/a (none finished)".to_string(), "n/a".to_string())
+            } else {
+                (
+                    format!("{:.1}x", o.rate / l.rate),
+                    format!("{:.3}x", o.p50.as_secs_f64() / l.p50.as_secs_f64()),
+                )
+            };
+            println!(
+                "| {n} | {label} | {server} | {:.1} | {} | {} | {}/{} | {rate_ratio} | {p50_ratio} |",
+                l.rate,
+                ms(l.p50),
+                ms(l.p99),
+                l.errors,
+                l.count,
+            );
         };
-        println!(
-            "| {n} | {label} | {:.1} | {} | {} | {}/{} | {:.1} | {} | {} | {}/{} | {rate_ratio} | {p50_ratio} |",
-            o.rate,
-            ms(o.p50),
-            ms(o.p99),
-            o.errors,
-            o.count,
-            b.rate,
-            ms(b.p50),
-            ms(b.p99),
-            b.errors,
-            b.count,
-        );
+        line("ours", o);
+        line("baseline (axum, in process)", b);
+        if let Some(a) = a {
+            line("baseline (aiohttp process)", a);
+        }
     }
 }
 
@@ -467,7 +543,7 @@ fn print_faults_and_breakdown(rows: &[LoadRow], parts: [Duration; 3]) {
         "\nMinor page faults per request in our server (all of this process's threads over \
          each measured window; slots that keep their pages fault little):"
     );
-    for (n, label, o, _) in rows {
+    for (n, label, o, ..) in rows {
         println!(
             "- {n} client(s), {label}: {:.1}",
             o.faults as f64 / o.count.max(1) as f64
@@ -476,10 +552,10 @@ fn print_faults_and_breakdown(rows: &[LoadRow], parts: [Duration; 3]) {
     let first = rows
         .iter()
         .find(|(n, label, ..)| *n == 1 && label.contains("print"));
-    if let Some((_, _, o, _)) = first {
+    if let Some((_, _, o, ..)) = first {
         let [make, run, gone] = parts;
         println!(
-            "\nWhere one `/run_code` `print(1)` goes (medians, 1 client): fresh sandbox (two temp \
+            "\nWhere one `/run_code` `print(1)` goes (medians, 1 client): fresh sandbox (three temp \
              dirs + quota) {}, `python3 -c 'print(1)'` in it (pooled instance, reset on \
              return) {}, dropping it (removing the dirs) {}; the rest of the {} p50 is HTTP, \
              JSON and the hops between threads ({}; dropping overlaps the next call in the server).",
