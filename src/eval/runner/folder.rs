@@ -39,7 +39,7 @@ pub(super) fn identity(task: &TaskSpec, settings: &BenchSettings) -> Value {
 }
 
 /// Refuse to resume into a folder whose recorded identity differs from this run's.
-pub(super) fn check_resume(dir: &Path, identity: &Value) -> Result<(), RunError> {
+fn check_resume(dir: &Path, identity: &Value) -> Result<(), RunError> {
     let Ok(text) = std::fs::read_to_string(dir.join("config.json")) else {
         return Ok(()); // a new folder (or one from before identities were recorded)
     };
