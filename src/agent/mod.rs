@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::llm::{Client, LlmError, Message, ToolCall, Usage, tool_calls_in_content};
 use crate::runtime::executor;
-use crate::tools::{NO_TOOL_CALL, ToolModes, Toolbox, schemas};
+use crate::tools::{NO_TOOL_CALL, ToolModes, ToolOutput, Toolbox, schemas};
 pub use budget::{Budget, TokenCounter, count_characters, count_tokens};
 pub use prompt::Prompts;
 pub use setup::{EpisodeSpec, SandboxSettings, SetupError, setup};
@@ -408,55 +408,86 @@ impl Episode {
         let ours = self.settings.deviations.text_tool_calls;
         let native = !msg.tool_calls.is_empty();
         let (calls, call) = calls_of(&msg, step, ours, &thought);
-        st.messages.push(Message {
-            role: "assistant".into(),
-            content: msg.content.clone(),
-            tool_calls: match (native, ours) {
-                (false, _) => Vec::new(),
-                (true, true) => call.iter().cloned().collect(),
-                (true, false) => calls,
-            },
-            tool_call_id: None,
-            reasoning: msg.reasoning.clone(),
-            provider_fields: msg.provider_fields.clone(),
-        });
+        st.messages
+            .push(assistant_message(&msg, native, ours, calls, call.as_ref()));
         // The reference reads a call whose arguments do not parse as no call at all.
         let call =
             call.filter(|c| ours || serde_json::from_str::<Value>(&c.function.arguments).is_ok());
         let Some(call) = call else {
-            self.say(&format!("step {step}: no tool call"));
-            st.messages.push(Message::text("user", NO_TOOL_CALL));
-            let action = Action {
-                function: String::new(),
-                parameters: json!({}),
-            };
-            self.record_step(
-                step,
-                thought,
-                reasoning,
-                action,
-                NO_TOOL_CALL.into(),
-                turn_time,
-                None,
-            );
+            self.answer_no_call(st, thought, reasoning, turn_time);
             return Ok(false);
         };
-        let out = match self
+        let out = self.run_tool(step, &call).await?;
+        st.tool_time += out.duration;
+        self.answer_call(st, native, &call, &out);
+        let action = Action {
+            function: call.function.name.clone(),
+            parameters: serde_json::from_str(&call.function.arguments)
+                .unwrap_or_else(|_| Value::String(call.function.arguments.clone())),
+        };
+        let tool = Some((out.duration, out.exit_code));
+        self.record_step(
+            step,
+            thought,
+            reasoning,
+            action,
+            out.observation,
+            turn_time,
+            tool,
+        );
+        Ok(out.submitted)
+    }
+
+    /// A reply without a tool call (or with one whose arguments are not JSON): [`NO_TOOL_CALL`]
+    /// as a user message, and a step with no action.
+    fn answer_no_call(
+        &mut self,
+        st: &mut Turns,
+        thought: String,
+        reasoning: String,
+        turn_time: Duration,
+    ) {
+        let step = st.step;
+        self.say(&format!("step {step}: no tool call"));
+        st.messages.push(Message::text("user", NO_TOOL_CALL));
+        let action = Action {
+            function: String::new(),
+            parameters: json!({}),
+        };
+        self.record_step(
+            step,
+            thought,
+            reasoning,
+            action,
+            NO_TOOL_CALL.into(),
+            turn_time,
+            None,
+        );
+    }
+
+    /// Run `call`. A tool's own failure is its output; a host fault ends the episode.
+    async fn run_tool(&mut self, step: u32, call: &ToolCall) -> Result<ToolOutput, StopReason> {
+        match self
             .tools
             .call(&call.function.name, &call.function.arguments)
             .await
         {
-            Ok(o) => o,
+            Ok(o) => Ok(o),
             Err(fault) => {
                 let why = fault.to_string();
                 self.recorder.event(
                     json!({"type": "error", "step": step, "error": format!("host fault: {why}")}),
                 );
                 self.say(&format!("step {step}: host fault: {why}"));
-                return Err(StopReason::HostError(why));
+                Err(StopReason::HostError(why))
             }
-        };
-        st.tool_time += out.duration;
+        }
+    }
+
+    /// The tool's observation back to the model (a `tool` message answers a native call, a
+    /// user message one written in the text), and the step's progress line.
+    fn answer_call(&mut self, st: &mut Turns, native: bool, call: &ToolCall, out: &ToolOutput) {
+        let step = st.step;
         if native {
             st.messages
                 .push(Message::tool(&call.id, out.observation.clone()));
@@ -475,22 +506,6 @@ impl Episode {
                 .unwrap_or_default(),
             out.duration.as_secs_f64()
         ));
-        let action = Action {
-            function: call.function.name.clone(),
-            parameters: serde_json::from_str(&call.function.arguments)
-                .unwrap_or_else(|_| Value::String(call.function.arguments.clone())),
-        };
-        let tool = Some((out.duration, out.exit_code));
-        self.record_step(
-            step,
-            thought,
-            reasoning,
-            action,
-            out.observation,
-            turn_time,
-            tool,
-        );
-        Ok(out.submitted)
     }
 
     /// Write one step to the trajectory; `tool` is the tool's time and exit code when a tool
@@ -576,6 +591,30 @@ impl Episode {
             .await
             .ok()
             .flatten()
+    }
+}
+
+/// The reply as the conversation keeps it. As the reference: every call the model made (only
+/// the first is answered); with [`Deviations::text_tool_calls`], only the call that runs; a
+/// call written in the text is not a native call and is not kept.
+fn assistant_message(
+    msg: &Message,
+    native: bool,
+    ours: bool,
+    calls: Vec<ToolCall>,
+    call: Option<&ToolCall>,
+) -> Message {
+    Message {
+        role: "assistant".into(),
+        content: msg.content.clone(),
+        tool_calls: match (native, ours) {
+            (false, _) => Vec::new(),
+            (true, true) => call.into_iter().cloned().collect(),
+            (true, false) => calls,
+        },
+        tool_call_id: None,
+        reasoning: msg.reasoning.clone(),
+        provider_fields: msg.provider_fields.clone(),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -9,10 +10,12 @@ use clap::Args;
 use serde_json::{Map, Value, json};
 
 use llm_in_sandbox::agent::{
-    Budget, Deviations, EpisodeSettings, EpisodeSpec, SandboxSettings, StopReason, setup,
+    Budget, Deviations, EpisodeResult, EpisodeSettings, EpisodeSpec, SandboxSettings, StopReason,
+    setup,
 };
 use llm_in_sandbox::config::{self, FileConfig};
 use llm_in_sandbox::llm::{Client, LlmConfig};
+use llm_in_sandbox::runtime::Runtime;
 use llm_in_sandbox::sandbox::{GUEST_WORKSPACE, NetworkPolicy};
 use llm_in_sandbox::tools::{EditorMode, ShellMode, ToolModes};
 
@@ -479,36 +482,55 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let client = Client::new(llm.clone())?;
     let query = args.query.clone();
-    let result = rt.block_on(async move {
-        let spec = EpisodeSpec {
-            sandbox,
-            episode: settings,
-            workspace: None,
-            input_files,
-            record_dir: run_dir.clone(),
-            header: json!({"problem_statement": query, "model": llm.model, "base_url": llm.base_url}),
-        };
-        let episode = setup(&runtime, client, spec).await?;
-        eprintln!("llm-in-sandbox: recording to {}", run_dir.display());
-        let recorder = episode.recorder().clone();
-        let sandbox = episode.sandbox().clone();
-        let output_dir = episode.settings().prompts.output_dir.clone();
-        let episode = episode.on_progress(Box::new(|line| eprintln!("  {line}")));
-        let result = tokio::select! {
-            r = episode.run(&query) => r,
-            _ = tokio::signal::ctrl_c() => {
-                let _ = recorder.finish(json!({"status": "interrupted"})).await;
-                bail!("interrupted; the partial trajectory is in {}", run_dir.display());
-            }
-        };
-        let rel = output_dir
-            .strip_prefix(GUEST_WORKSPACE)
-            .unwrap_or("output")
-            .trim_start_matches('/');
-        copy_out(sandbox.workspace().dir(), if rel.is_empty() { "." } else { rel }, &run_dir.join("files"))?;
-        anyhow::Ok((result, run_dir))
-    })?;
-    let (result, run_dir) = result;
+    let spec = EpisodeSpec {
+        sandbox,
+        episode: settings,
+        workspace: None,
+        input_files,
+        record_dir: run_dir.clone(),
+        header: json!({"problem_statement": query, "model": llm.model, "base_url": llm.base_url}),
+    };
+    let result = rt.block_on(run_episode(&runtime, client, spec, &query, &run_dir))?;
+    Ok(report(&result, &run_dir, &answer_file))
+}
+
+/// Set up and run the episode, recorded into `run_dir` (Ctrl-C stops it and keeps the partial
+/// trajectory); then what the model left in its output folder is copied to `run_dir/files`.
+async fn run_episode(
+    runtime: &Arc<Runtime>,
+    client: Client,
+    spec: EpisodeSpec,
+    query: &str,
+    run_dir: &Path,
+) -> anyhow::Result<EpisodeResult> {
+    let episode = setup(runtime, client, spec).await?;
+    eprintln!("llm-in-sandbox: recording to {}", run_dir.display());
+    let recorder = episode.recorder().clone();
+    let sandbox = episode.sandbox().clone();
+    let output_dir = episode.settings().prompts.output_dir.clone();
+    let episode = episode.on_progress(Box::new(|line| eprintln!("  {line}")));
+    let result = tokio::select! {
+        r = episode.run(query) => r,
+        _ = tokio::signal::ctrl_c() => {
+            let _ = recorder.finish(json!({"status": "interrupted"})).await;
+            bail!("interrupted; the partial trajectory is in {}", run_dir.display());
+        }
+    };
+    let rel = output_dir
+        .strip_prefix(GUEST_WORKSPACE)
+        .unwrap_or("output")
+        .trim_start_matches('/');
+    copy_out(
+        sandbox.workspace().dir(),
+        if rel.is_empty() { "." } else { rel },
+        &run_dir.join("files"),
+    )?;
+    Ok(result)
+}
+
+/// How the episode ended (on stderr), its answer (on stdout), and the exit code: 0 submitted,
+/// 3 an LLM or host error, 1 otherwise.
+fn report(result: &EpisodeResult, run_dir: &Path, answer_file: &str) -> ExitCode {
     eprintln!(
         "llm-in-sandbox: {:?} after {} steps, {} tokens, {:.1} s (model {:.1} s, tools {:.1} s); results in {}",
         result.stop,
@@ -525,11 +547,11 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!("llm-in-sandbox: no answer file was written ({answer_file})")
         }
     }
-    Ok(match result.stop {
+    match result.stop {
         StopReason::Submitted => ExitCode::SUCCESS,
         StopReason::LlmError(_) | StopReason::HostError(_) => ExitCode::from(3),
         _ => ExitCode::from(1),
-    })
+    }
 }
 
 #[cfg(test)]

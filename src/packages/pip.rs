@@ -4,7 +4,7 @@
 use std::fs::{self, File};
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{PackageError, Requirement, io_err};
@@ -109,6 +109,36 @@ pub(super) fn run_pip(
     stubs: Option<&Path>,
     dest: &Path,
 ) -> Result<(), PackageError> {
+    let out_path = dest.join(".pip-output");
+    // pip's partial downloads land in `dest` too, so the size cap sees them as they grow.
+    let tmp = dest.join(".tmp");
+    let mut cmd = pip_command(reqs, settings, stubs, dest, &out_path, &tmp)?;
+    let all: Vec<String> = reqs.iter().map(ToString::to_string).collect();
+    let mut child = cmd.spawn().map_err(|e| PackageError::Resolve {
+        requirements: all.join(" "),
+        detail: format!("cannot start `{} -m pip`: {e}", settings.python),
+    })?;
+    let status = wait_for_pip(&mut child, settings, dest)?;
+    let mut text = String::new();
+    let _ = File::open(&out_path).and_then(|mut f| f.read_to_string(&mut text));
+    let _ = fs::remove_file(&out_path);
+    let _ = fs::remove_dir_all(&tmp);
+    if status.success() {
+        return Ok(());
+    }
+    Err(pip_failure(&text, &all))
+}
+
+/// The `pip download` command: its output (both streams) into `out_path`, its temporary files
+/// into `tmp` (made here), and only the environment pip needs.
+fn pip_command(
+    reqs: &[Requirement],
+    settings: &PipSettings,
+    stubs: Option<&Path>,
+    dest: &Path,
+    out_path: &Path,
+    tmp: &Path,
+) -> Result<Command, PackageError> {
     let mut cmd = Command::new(&settings.python);
     cmd.args([
         "-m",
@@ -128,9 +158,8 @@ pub(super) fn run_pip(
     }
     // Every requirement was validated and rebuilt from its parts: none starts with `-`.
     cmd.args(reqs.iter().map(ToString::to_string));
-    let out_path = dest.join(".pip-output");
-    let out = File::create(&out_path).map_err(io_err("create", &out_path))?;
-    let err = out.try_clone().map_err(io_err("create", &out_path))?;
+    let out = File::create(out_path).map_err(io_err("create", out_path))?;
+    let err = out.try_clone().map_err(io_err("create", out_path))?;
     cmd.stdin(Stdio::null())
         .stdout(Stdio::from(out))
         .stderr(Stdio::from(err));
@@ -139,20 +168,23 @@ pub(super) fn run_pip(
     // environment: API keys, the server's token.
     cmd.env_clear()
         .envs(std::env::vars_os().filter(|(k, _)| pip_may_see(k)));
-    // pip's partial downloads land in `dest` too, so the size cap sees them as they grow.
-    let tmp = dest.join(".tmp");
-    fs::create_dir_all(&tmp).map_err(io_err("create directory", &tmp))?;
-    cmd.env("TMPDIR", &tmp);
-    let all: Vec<String> = reqs.iter().map(ToString::to_string).collect();
-    let mut child = cmd.spawn().map_err(|e| PackageError::Resolve {
-        requirements: all.join(" "),
-        detail: format!("cannot start `{} -m pip`: {e}", settings.python),
-    })?;
+    fs::create_dir_all(tmp).map_err(io_err("create directory", tmp))?;
+    cmd.env("TMPDIR", tmp);
+    Ok(cmd)
+}
+
+/// Wait for pip to exit. Past the deadline, or once `dest` holds more than the size cap
+/// (checked every 100 ms), pip is killed and that is the error.
+fn wait_for_pip(
+    child: &mut Child,
+    settings: &PipSettings,
+    dest: &Path,
+) -> Result<ExitStatus, PackageError> {
     let started = Instant::now();
     let mut polls = 0u32;
-    let status = loop {
+    loop {
         match child.try_wait() {
-            Ok(Some(status)) => break status,
+            Ok(Some(status)) => return Ok(status),
             Ok(None) if started.elapsed() > settings.timeout => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -176,14 +208,12 @@ pub(super) fn run_pip(
             }
             Err(e) => return Err(io_err("wait for pip", Path::new(&settings.python))(e)),
         }
-    };
-    let mut text = String::new();
-    let _ = File::open(&out_path).and_then(|mut f| f.read_to_string(&mut text));
-    let _ = fs::remove_file(&out_path);
-    let _ = fs::remove_dir_all(&tmp);
-    if status.success() {
-        return Ok(());
     }
+}
+
+/// Why pip failed, read from its output `text`: a package with no pure-Python wheel, by name;
+/// else pip's error lines (or its last line).
+fn pip_failure(text: &str, all: &[String]) -> PackageError {
     if let Some(name) = text
         .lines()
         .find_map(|l| l.split("No matching distribution found for ").nth(1))
@@ -192,22 +222,22 @@ pub(super) fn run_pip(
             .split([' ', '<', '>', '=', '!', '~', '['])
             .next()
             .unwrap_or(name);
-        return Err(PackageError::NotPure {
+        return PackageError::NotPure {
             name: name.trim().to_string(),
-        });
+        };
     }
     let detail: Vec<&str> = text
         .lines()
         .filter(|l| l.starts_with("ERROR") || l.contains("Error"))
         .collect();
-    Err(PackageError::Resolve {
+    PackageError::Resolve {
         requirements: all.join(" "),
         detail: if detail.is_empty() {
             text.lines().last().unwrap_or("pip failed").to_string()
         } else {
             detail.join("\n")
         },
-    })
+    }
 }
 
 /// The bytes of the files under `dir` (links not followed).

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::Server;
 use super::error::{ApiError, JsonBody};
-use crate::agent::{EpisodeSettings, EpisodeSpec, trajectory};
+use crate::agent::{EpisodeResult, EpisodeSettings, EpisodeSpec, trajectory};
 use crate::eval::dataset::Row;
 use crate::eval::score::{Score, Scorer};
 use crate::llm::{Client, LlmConfig};
@@ -92,6 +92,39 @@ pub(super) async fn run(
         )));
     }
     model_url_allowed(url, &srv.config.model_hosts)?;
+    let scorer = requested_scorer(&req)?;
+    let input_files = input_files(&req.files)?;
+    let client = model_client(&req, url)?;
+    let record = tempfile::Builder::new()
+        .prefix("llm-in-sandbox-episode-")
+        .tempdir()
+        .map_err(|e| ApiError::internal(format!("cannot make a folder for the trajectory: {e}")))?;
+    let spec = episode_spec(&srv, &req, url, input_files, record.path())?;
+    let call = srv.admit().await?;
+    let ep = crate::agent::setup(&srv.runtime, client, spec)
+        .await
+        .map_err(|e| ApiError::internal(format!("cannot set up the episode: {e}")))?;
+    let result = ep.run(&req.problem_statement).await;
+    drop(call);
+    let traj = trajectory::read(record.path()).unwrap_or_else(|e| json!({"error": e.to_string()}));
+    let (reward, score_error) = score_answer(&srv, scorer.as_ref(), &req, &result).await;
+    Ok(Json(json!({
+        "stop_reason": result.stop,
+        "answer": result.answer,
+        "steps": result.steps,
+        "usage": result.usage,
+        "llm_seconds": result.llm_seconds,
+        "tool_seconds": result.tool_seconds,
+        "total_seconds": result.total_seconds,
+        "installed": result.installed,
+        "trajectory": traj,
+        "reward": reward,
+        "score_error": score_error,
+    })))
+}
+
+/// The request's scorer, if it names one: any but `judge`, and only with a ground truth.
+fn requested_scorer(req: &EpisodeRequest) -> Result<Option<Scorer>, ApiError> {
     let scorer = match req.scorer.as_deref() {
         None => None,
         Some(name) => match Scorer::by_name(name) {
@@ -106,8 +139,14 @@ pub(super) async fn run(
     if scorer.is_some() && req.ground_truth.is_none() {
         return Err(ApiError::bad_request("a scorer needs a ground_truth"));
     }
+    Ok(scorer)
+}
+
+/// The request's files (name to base64), decoded, each name a relative path inside the input
+/// folder.
+fn input_files(files: &BTreeMap<String, String>) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
     let mut input_files = Vec::new();
-    for (name, b64) in &req.files {
+    for (name, b64) in files {
         use base64::Engine as _;
         let rel = super::files::clean(std::path::Path::new(name))
             .filter(|p| !p.as_os_str().is_empty() && !name.starts_with('/'))
@@ -121,15 +160,27 @@ pub(super) async fn run(
             .map_err(|e| ApiError::bad_request(format!("file {name:?} is not base64: {e}")))?;
         input_files.push((rel.to_string_lossy().into_owned(), data));
     }
+    Ok(input_files)
+}
+
+/// The client of the caller's model endpoint (`url`, already checked).
+fn model_client(req: &EpisodeRequest, url: &str) -> Result<Client, ApiError> {
     let mut llm = LlmConfig::new(url, req.llm.model.clone());
     llm.api_key = req.llm.api_key.clone();
     llm.temperature = req.temperature;
-    let client = Client::new(llm)
-        .map_err(|e| ApiError::bad_request(format!("cannot use that model endpoint: {e}")))?;
-    let record = tempfile::Builder::new()
-        .prefix("llm-in-sandbox-episode-")
-        .tempdir()
-        .map_err(|e| ApiError::internal(format!("cannot make a folder for the trajectory: {e}")))?;
+    Client::new(llm)
+        .map_err(|e| ApiError::bad_request(format!("cannot use that model endpoint: {e}")))
+}
+
+/// The episode: the server's sandbox settings tightened by the request's limits, its step
+/// budget and tools, the trajectory recorded in `record_dir`.
+fn episode_spec(
+    srv: &Server,
+    req: &EpisodeRequest,
+    url: &str,
+    input_files: Vec<(String, Vec<u8>)>,
+    record_dir: &std::path::Path,
+) -> Result<EpisodeSpec, ApiError> {
     let episode = EpisodeSettings {
         max_steps: req.max_steps.unwrap_or(100).clamp(1, MAX_STEPS),
         max_tokens: req.max_tokens,
@@ -140,54 +191,42 @@ pub(super) async fn run(
             .unwrap_or_else(crate::tools::schemas),
         ..EpisodeSettings::default()
     };
-    let spec = EpisodeSpec {
+    Ok(EpisodeSpec {
         sandbox: req.limits.tighten(&srv.config.sandbox)?,
         episode,
         workspace: None,
         input_files,
-        record_dir: record.path().to_path_buf(),
+        record_dir: record_dir.to_path_buf(),
         header: json!({
             "problem_statement": req.problem_statement,
             "model": req.llm.model,
             "base_url": url,
         }),
+    })
+}
+
+/// The reward of the episode's answer, or why it could not be scored; both `None` without a
+/// scorer and a ground truth.
+async fn score_answer(
+    srv: &Server,
+    scorer: Option<&Scorer>,
+    req: &EpisodeRequest,
+    result: &EpisodeResult,
+) -> (Option<f64>, Option<String>) {
+    let (Some(s), Some(truth)) = (scorer, &req.ground_truth) else {
+        return (None, None);
     };
-    let call = srv.admit().await?;
-    let ep = crate::agent::setup(&srv.runtime, client, spec)
-        .await
-        .map_err(|e| ApiError::internal(format!("cannot set up the episode: {e}")))?;
-    let result = ep.run(&req.problem_statement).await;
-    drop(call);
-    let traj = trajectory::read(record.path()).unwrap_or_else(|e| json!({"error": e.to_string()}));
-    let (reward, score_error) = match (&scorer, &req.ground_truth) {
-        (Some(s), Some(truth)) => {
-            let row = Row {
-                id: "episode".into(),
-                domain: "general".into(),
-                problem_statement: req.problem_statement.clone(),
-                ground_truth: truth.clone(),
-                input_files: BTreeMap::new(),
-                scorer: None,
-                extra: serde_json::Map::new(),
-            };
-            match s.score(result.answer.as_deref(), &row, &srv.runtime).await {
-                Score::Value(v) => (Some(v), None),
-                Score::Error(e) => (None, Some(e)),
-            }
-        }
-        _ => (None, None),
+    let row = Row {
+        id: "episode".into(),
+        domain: "general".into(),
+        problem_statement: req.problem_statement.clone(),
+        ground_truth: truth.clone(),
+        input_files: BTreeMap::new(),
+        scorer: None,
+        extra: serde_json::Map::new(),
     };
-    Ok(Json(json!({
-        "stop_reason": result.stop,
-        "answer": result.answer,
-        "steps": result.steps,
-        "usage": result.usage,
-        "llm_seconds": result.llm_seconds,
-        "tool_seconds": result.tool_seconds,
-        "total_seconds": result.total_seconds,
-        "installed": result.installed,
-        "trajectory": traj,
-        "reward": reward,
-        "score_error": score_error,
-    })))
+    match s.score(result.answer.as_deref(), &row, &srv.runtime).await {
+        Score::Value(v) => (Some(v), None),
+        Score::Error(e) => (None, Some(e)),
+    }
 }
