@@ -149,6 +149,14 @@ impl Files {
             .map_err(|e| Self::io(&format!("cannot write '{path}'"), e))
     }
 
+    pub(super) async fn append(&self, path: &str, data: &[u8]) -> Result<(), GitError> {
+        let p = self.guard(path)?;
+        self.fs
+            .append_file(p, data)
+            .await
+            .map_err(|e| Self::io(&format!("cannot write '{path}'"), e))
+    }
+
     /// Write through `PATH.lock` and a rename, as git does, so a reader never sees half a file.
     pub(super) async fn write_atomic(&self, path: &str, data: &[u8]) -> Result<(), GitError> {
         let lock = format!("{path}.lock");

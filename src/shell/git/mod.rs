@@ -116,6 +116,42 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("repack", "this git writes loose objects only"),
     ("prune", "this git writes loose objects only"),
     ("worktree", "one work tree per repository here"),
+    ("merge", "this git does not merge histories"),
+    ("rebase", "this git does not merge histories"),
+    ("cherry-pick", "this git does not merge histories"),
+    ("revert", "this git does not merge histories"),
+    ("am", "this git does not merge histories"),
+    ("mergetool", "this git does not merge histories"),
+];
+
+/// Real git commands this one does not have (they fail saying so, not "not a git command").
+const NOT_IMPLEMENTED: &[&str] = &[
+    "archive",
+    "bisect",
+    "blame",
+    "bundle",
+    "describe",
+    "difftool",
+    "filter-branch",
+    "format-patch",
+    "fsck",
+    "gui",
+    "log-tree",
+    "maintenance",
+    "merge-base",
+    "name-rev",
+    "notes",
+    "range-diff",
+    "read-tree",
+    "replace",
+    "request-pull",
+    "shortlog",
+    "show-branch",
+    "show-ref",
+    "sparse-checkout",
+    "update-index",
+    "update-ref",
+    "whatchanged",
 ];
 
 /// The `git` builtin.
@@ -169,9 +205,11 @@ fn usage() -> String {
          supports:\n",
     );
     for line in [
-        "   init, config, add, rm, mv, commit, status, diff, log, show, rev-parse",
-        "   ls-files, branch, checkout, switch, restore, reset, tag, stash, clean",
-        "   cat-file, hash-object, remote (listing only), version, help",
+        "   init, config, add, rm, mv, commit, status, diff, log, show, grep,",
+        "   branch, checkout, switch, restore, reset, tag, stash, clean, apply,",
+        "   rev-parse, rev-list, ls-files, reflog, cat-file, hash-object, write-tree,",
+        "   symbolic-ref, remote (config only), version, help",
+        "It has no network (clone, fetch, pull, push) and does not merge histories.",
     ] {
         s.push_str(line);
         s.push('\n');
@@ -262,6 +300,15 @@ async fn run(
     if let Some((_, why)) = UNSUPPORTED.iter().find(|(n, _)| n == cmd) {
         return Err(GitError::Failed {
             text: format!("git: '{cmd}' is not supported in this sandbox: {why}\n"),
+            code: 1,
+        });
+    }
+    if NOT_IMPLEMENTED.contains(&cmd.as_str()) {
+        return Err(GitError::Failed {
+            text: format!(
+                "git: '{cmd}' is not supported in this sandbox: this git implements the everyday \
+                 commands only (see 'git help')\n"
+            ),
             code: 1,
         });
     }

@@ -165,13 +165,74 @@ impl Repo {
             .await
     }
 
-    /// Move what `HEAD` stands for (its branch, or `HEAD` itself) to `oid`, keeping the old
-    /// commit in `ORIG_HEAD` as git does for resets.
-    pub async fn move_head(&self, oid: &Oid) -> Result<(), GitError> {
+    /// Move what `HEAD` stands for (its branch, or `HEAD` itself) to `oid`, noting `why` in
+    /// the logs of both.
+    pub async fn move_head(&self, oid: &Oid, why: &str) -> Result<(), GitError> {
+        let old = self.head_commit().await?;
         match self.head().await? {
-            Head::Branch(r) => self.write_ref(&r, oid).await,
-            Head::Detached(_) => self.set_head_detached(oid).await,
+            Head::Branch(r) => {
+                self.write_ref(&r, oid).await?;
+                self.log_ref(&r, old, *oid, why).await?;
+            }
+            Head::Detached(_) => self.set_head_detached(oid).await?,
         }
+        self.log_ref("HEAD", old, *oid, why).await
+    }
+
+    /// Append a line to the log of ref `name` (`HEAD`, `refs/heads/x`), as git keeps them
+    /// (`core.logAllRefUpdates`): old id, new id, who, when, why.
+    pub async fn log_ref(
+        &self,
+        name: &str,
+        old: Option<Oid>,
+        new: Oid,
+        why: &str,
+    ) -> Result<(), GitError> {
+        let who = super::commands::ident(self, "COMMITTER");
+        let line = format!(
+            "{} {} {}\t{}\n",
+            old.unwrap_or(Oid::ZERO).hex(),
+            new.hex(),
+            who.to_header(),
+            why.lines().next().unwrap_or("")
+        );
+        let path = self.git_path(&format!("logs/{name}"));
+        self.files.mkdirs(super::files::parent_dir(&path)).await?;
+        self.files.append(&path, line.as_bytes()).await
+    }
+
+    /// The log of ref `name`, newest first: (new id, why).
+    pub async fn reflog(&self, name: &str) -> Result<Vec<(Oid, String)>, GitError> {
+        let Some(text) = self
+            .files
+            .read_opt(&self.git_path(&format!("logs/{name}")))
+            .await?
+        else {
+            return Ok(Vec::new());
+        };
+        let mut out: Vec<(Oid, String)> = String::from_utf8_lossy(&text)
+            .lines()
+            .filter_map(|l| {
+                let new = Oid::from_hex(l.get(41..81)?)?;
+                let why = l.split_once('\t').map_or("", |(_, w)| w).to_string();
+                Some((new, why))
+            })
+            .collect();
+        out.reverse();
+        Ok(out)
+    }
+
+    /// The branch checked out before the current one, `n` switches back (`@{-n}`, `-`).
+    pub async fn previous_branch(&self, n: usize) -> Result<Option<String>, GitError> {
+        let moves = self
+            .reflog("HEAD")
+            .await?
+            .into_iter()
+            .filter_map(|(_, why)| {
+                let rest = why.strip_prefix("checkout: moving from ")?;
+                Some(rest.rsplit_once(" to ")?.0.to_string())
+            });
+        Ok(moves.into_iter().nth(n.saturating_sub(1)))
     }
 
     /// Full names and ids of the refs under `prefix` (`refs/heads/`), sorted.
@@ -298,6 +359,35 @@ impl Repo {
     }
 
     async fn resolve_base(&self, base: &str) -> Result<Option<Oid>, GitError> {
+        // `@{-N}`, `NAME@{N}`, `@{N}`: from the logs.
+        if let Some((name, rest)) = base.split_once("@{")
+            && let Some(n) = rest.strip_suffix('}')
+        {
+            if let Some(back) = n.strip_prefix('-') {
+                let Ok(back) = back.parse::<usize>() else {
+                    return Ok(None);
+                };
+                return match self.previous_branch(back).await? {
+                    Some(b) => Box::pin(self.resolve_base(&b)).await,
+                    None => Ok(None),
+                };
+            }
+            let Ok(n) = n.parse::<usize>() else {
+                return Ok(None);
+            };
+            let full = match name {
+                "" => match self.head().await? {
+                    Head::Branch(r) => r,
+                    Head::Detached(_) => "HEAD".into(),
+                },
+                "HEAD" => "HEAD".into(),
+                other => match self.dwim_ref(other).await? {
+                    Some((r, _)) => r,
+                    None => return Ok(None),
+                },
+            };
+            return Ok(self.reflog(&full).await?.get(n).map(|(o, _)| *o));
+        }
         if base == "HEAD" || base == "@" {
             return self.head_commit().await;
         }

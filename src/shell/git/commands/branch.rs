@@ -116,6 +116,12 @@ async fn switch_head(
 ) -> Result<Output, GitError> {
     let head = repo.head().await?;
     let from = repo.head_commit().await?;
+    // `checkout: moving from A to B` in HEAD's log names branches, or ids when detached.
+    let from_name = match &head {
+        Head::Branch(r) => r.strip_prefix("refs/heads/").unwrap_or(r).to_string(),
+        Head::Detached(oid) => oid.hex(),
+    };
+    let moved = |to: &str| format!("checkout: moving from {from_name} to {to}");
     let mut o = Output::default();
     match target {
         Target::Branch(full) => {
@@ -132,6 +138,9 @@ async fn switch_head(
             let to = repo.read_ref(&full).await?;
             switch_files(repo, from, to, force).await?;
             repo.set_head_branch(&full).await?;
+            if let Some(t) = to {
+                repo.log_ref("HEAD", from, t, &moved(&name)).await?;
+            }
             if !quiet {
                 if let (Head::Detached(old), Some(_)) = (&head, &to) {
                     o.err(format!(
@@ -147,8 +156,18 @@ async fn switch_head(
             if let Some(start) = start {
                 switch_files(repo, from, Some(start), force).await?;
                 repo.write_ref(&full, &start).await?;
+                repo.log_ref(
+                    &full,
+                    None,
+                    start,
+                    &format!("branch: Created from {from_name}"),
+                )
+                .await?;
             }
             repo.set_head_branch(&full).await?;
+            if let Some(start) = start {
+                repo.log_ref("HEAD", from, start, &moved(&name)).await?;
+            }
             if !quiet {
                 o.err(format!("Switched to a new branch '{name}'\n"));
             }
@@ -156,6 +175,7 @@ async fn switch_head(
         Target::Detach(oid, spec) => {
             switch_files(repo, from, Some(oid), force).await?;
             repo.set_head_detached(&oid).await?;
+            repo.log_ref("HEAD", from, oid, &moved(&spec)).await?;
             if !quiet {
                 if let Head::Detached(old) = &head
                     && *old != oid
@@ -213,14 +233,14 @@ async fn new_branch(
 }
 
 /// Put paths back from the index (`source` None) or a commit, into the index too when
-/// `staged`, and into the work tree when `worktree`. How many paths were updated.
+/// `staged`, and into the work tree when `worktree`.
 async fn restore_paths(
     repo: &Repo,
     ps: &Pathspec,
     source: Option<Oid>,
     staged: bool,
     worktree: bool,
-) -> Result<usize, GitError> {
+) -> Result<(), GitError> {
     let mut index = repo.index().await?;
     let from: Flat = match source {
         Some(c) => repo.commit_files(Some(&c)).await?,
@@ -246,60 +266,87 @@ async fn restore_paths(
                 .map(|e| e.path.clone()),
         );
     }
-    let mut n = 0;
+    let racy = repo.index_time().await?;
     for p in &paths {
         repo.files.tick()?;
-        match from.get(p) {
-            Some((mode, oid)) => {
+        let Some((mode, oid)) = from.get(p) else {
+            // Not in the source: unstaged, and (from a commit) gone from the work tree.
+            if staged {
+                index.remove(p);
+            }
+            if worktree && source.is_some() {
+                repo.remove_work(p).await?;
+            }
+            continue;
+        };
+        let current = index.get(p).cloned();
+        let staged_same = current
+            .as_ref()
+            .is_some_and(|c| c.oid == *oid && c.mode == *mode && c.stage == 0);
+        if worktree {
+            // A file already as wanted is left alone (its stat data stay valid).
+            let file_same = match &current {
+                Some(c) if staged_same => {
+                    matches!(repo.work_state(c, racy).await?.0, WorkState::Same { .. })
+                }
+                _ => false,
+            };
+            if !file_same {
                 let mut e = Entry::new(p.clone(), *mode, *oid);
-                if worktree {
-                    // Files already as wanted are left alone.
-                    let current = match index.get(p) {
-                        Some(cur) if cur.oid == *oid && cur.mode == *mode => {
-                            let racy = repo.index_time().await?;
-                            matches!(repo.work_state(cur, racy).await?.0, WorkState::Same { .. })
-                        }
-                        _ => false,
-                    };
-                    if !current {
-                        repo.checkout_entry(&mut e).await?;
-                        n += 1;
-                    } else if let Some(cur) = index.get(p) {
-                        e = cur.clone();
-                    }
-                }
-                if staged {
-                    if let Some(cur) = index.get(p)
-                        && cur.oid == e.oid
-                        && cur.mode == e.mode
-                        && !worktree
-                    {
-                        continue;
-                    }
-                    index.add(e);
-                    if !worktree {
-                        n += 1;
-                    }
-                } else if worktree
-                    && index
-                        .get(p)
-                        .is_some_and(|c| c.oid == e.oid && c.mode == e.mode)
-                {
+                repo.checkout_entry(&mut e).await?;
+                // The index keeps its own entry unless it is updated too or already matched.
+                if staged || staged_same {
                     index.add(e);
                 }
             }
-            None => {
-                if staged && index.remove(p) {
-                    n += 1;
-                }
-                if worktree && source.is_some() {
-                    repo.remove_work(p).await?;
-                }
-            }
+        } else if staged && !staged_same {
+            index.add(Entry::new(p.clone(), *mode, *oid));
         }
     }
-    repo.save_index(&index).await?;
-    Ok(n)
+    repo.save_index(&index).await
+}
+
+/// The branch `-` stands for: the one checked out before.
+async fn previous(repo: &Repo) -> Result<String, GitError> {
+    repo.previous_branch(1).await?.ok_or_else(|| {
+        GitError::Fatal("no previous branch (nothing was checked out before)".into())
+    })
+}
+
+/// `git reflog [show] [REF]`: where a ref has been, newest first.
+pub(super) async fn reflog(repo: &Repo, args: &[String]) -> Result<Output, GitError> {
+    let mut limit = usize::MAX;
+    let mut words: Vec<&String> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if let Some(v) = option_value(args, &mut i, "--max-count", Some("-n"))? {
+            limit = v
+                .parse()
+                .map_err(|_| GitError::Fatal(format!("'{v}': not an integer")))?;
+        } else if a.len() > 1 && a.starts_with('-') && a[1..].bytes().all(|b| b.is_ascii_digit()) {
+            limit = a[1..].parse().unwrap_or(usize::MAX);
+        } else if a != "show" && !a.starts_with('-') {
+            words.push(a);
+        }
+        i += 1;
+    }
+    let (name, shown) = match words.first() {
+        None => ("HEAD".to_string(), "HEAD".to_string()),
+        Some(w) if w.as_str() == "HEAD" => ("HEAD".into(), "HEAD".into()),
+        Some(w) => match repo.dwim_ref(w).await? {
+            Some((full, _)) => (full, w.to_string()),
+            None => return Err(super::super::refs::bad_rev(w)),
+        },
+    };
+    let mut o = Output::default();
+    for (n, (oid, why)) in repo.reflog(&name).await?.iter().enumerate().take(limit) {
+        o.out(format!(
+            "{} {shown}@{{{n}}}: {why}\n",
+            repo.abbrev(oid, 7).await?
+        ));
+    }
+    Ok(o)
 }
 
 /// `git checkout [-q] [-f] [-b NEW | -B NEW] [--detach] [TARGET] [-- PATHS]`.
@@ -359,8 +406,13 @@ pub(super) async fn checkout(repo: &Repo, args: &[String]) -> Result<Output, Git
             "usage: git checkout [<options>] <branch>\n".into(),
         ));
     };
-    if first == "-" {
-        return Err(failed("error: 'git checkout -' needs the reflog, which this sandbox's git does not keep; name the branch\n".into()));
+    let first = if first == "-" {
+        previous(repo).await?
+    } else {
+        first
+    };
+    if let Some(w) = words.first_mut() {
+        w.clone_from(&first);
     }
     let branch = format!("refs/heads/{first}");
     if words.len() == 1 && !detach && repo.read_ref(&branch).await?.is_some() {
@@ -417,9 +469,11 @@ pub(super) async fn switch(repo: &Repo, args: &[String]) -> Result<Output, GitEr
     let Some(target) = words.first() else {
         return Err(GitError::Fatal("missing branch or commit argument".into()));
     };
-    if target == "-" {
-        return Err(failed("error: 'git switch -' needs the reflog, which this sandbox's git does not keep; name the branch\n".into()));
-    }
+    let target = &if target == "-" {
+        previous(repo).await?
+    } else {
+        target.clone()
+    };
     if detach {
         let oid = repo.resolve_commit(target).await?;
         return switch_head(repo, Target::Detach(oid, target.clone()), force, quiet).await;
@@ -524,6 +578,7 @@ pub(super) async fn reset(repo: &Repo, args: &[String]) -> Result<Output, GitErr
         Some(r) => Some(repo.resolve_commit(r).await?),
         None => head,
     };
+    let why = format!("reset: moving to {}", rev.as_deref().unwrap_or("HEAD"));
     let mut o = Output::default();
     if !paths.is_empty() {
         if mode != "mixed" {
@@ -578,7 +633,7 @@ pub(super) async fn reset(repo: &Repo, args: &[String]) -> Result<Output, GitErr
     match mode {
         "soft" => {
             if let Some(t) = target {
-                repo.move_head(&t).await?;
+                repo.move_head(&t, &why).await?;
             }
         }
         "mixed" => {
@@ -594,7 +649,7 @@ pub(super) async fn reset(repo: &Repo, args: &[String]) -> Result<Output, GitErr
             }
             repo.save_index(&index).await?;
             if let Some(t) = target {
-                repo.move_head(&t).await?;
+                repo.move_head(&t, &why).await?;
             }
             if !quiet {
                 o.out(unstaged_list(repo).await?);
@@ -603,7 +658,7 @@ pub(super) async fn reset(repo: &Repo, args: &[String]) -> Result<Output, GitErr
         _ => {
             switch_files(repo, head, target, true).await?;
             if let Some(t) = target {
-                repo.move_head(&t).await?;
+                repo.move_head(&t, &why).await?;
                 if !quiet {
                     o.out(format!("HEAD is now at {}\n", one_line(repo, &t).await?));
                 }
@@ -756,8 +811,11 @@ pub(super) async fn branch(repo: &Repo, args: &[String]) -> Result<Output, GitEr
                 "not a valid object name: '{base}'"
             )));
         };
-        repo.write_ref(&format!("refs/heads/{name}"), &start)
+        let full = format!("refs/heads/{name}");
+        let from = words.get(1).map_or("HEAD", String::as_str);
+        repo.log_ref(&full, None, start, &format!("branch: Created from {from}"))
             .await?;
+        repo.write_ref(&full, &start).await?;
         return Ok(o);
     }
     // Listing.

@@ -180,6 +180,11 @@ pub(super) struct Show {
     pub name_only: bool,
     pub name_status: bool,
     pub summary: bool,
+    pub raw: bool,
+    /// NUL after each path (`-z`, for `--raw`, `--name-only`, `--name-status`).
+    pub nul: bool,
+    /// Hex digits of ids in `index` and `--raw` lines.
+    pub abbrev: usize,
     pub context: usize,
     /// Ignore whitespace: 0 none, 1 changes in amount (`-b`), 2 all (`-w`).
     pub whitespace: u8,
@@ -197,6 +202,9 @@ impl Default for Show {
             name_only: false,
             name_status: false,
             summary: false,
+            raw: false,
+            nul: false,
+            abbrev: 7,
             context: 3,
             whitespace: 0,
             src_prefix: "a/".into(),
@@ -216,6 +224,10 @@ impl Show {
             "--name-only" => self.name_only = true,
             "--name-status" => self.name_status = true,
             "--summary" => self.summary = true,
+            "--raw" => self.raw = true,
+            "-z" => self.nul = true,
+            "--full-index" | "--no-abbrev" => self.abbrev = 40,
+            "--abbrev" => self.abbrev = 7,
             "--patch-with-stat" => {
                 self.patch = true;
                 self.stat = true;
@@ -230,7 +242,6 @@ impl Show {
             | "--color=never"
             | "--no-ext-diff"
             | "--no-textconv"
-            | "--full-index"
             | "--binary"
             | "-M"
             | "--find-renames"
@@ -253,6 +264,12 @@ impl Show {
                 })?;
                 self.patch = true;
             }
+            a if a.starts_with("--abbrev=") => {
+                self.abbrev = a[9..]
+                    .parse::<usize>()
+                    .map_err(|_| GitError::Usage(format!("error: invalid --abbrev: {a}\n")))?
+                    .clamp(4, 40);
+            }
             a if a.starts_with("--src-prefix=") => self.src_prefix = a[13..].to_string(),
             a if a.starts_with("--dst-prefix=") => self.dst_prefix = a[13..].to_string(),
             _ => return Ok(false),
@@ -268,7 +285,8 @@ impl Show {
             || self.shortstat
             || self.name_only
             || self.name_status
-            || self.summary)
+            || self.summary
+            || self.raw)
     }
 }
 
@@ -422,7 +440,7 @@ async fn patch(
             if o == Oid::ZERO {
                 Ok::<_, GitError>("0000000".to_string())
             } else {
-                repo.abbrev(&o, 7).await
+                repo.abbrev(&o, show.abbrev).await
             }
         };
         h.push_str(&format!(
@@ -455,6 +473,44 @@ async fn patch(
     out.extend_from_slice(h.as_bytes());
     out.extend_from_slice(&fd.hunks);
     Ok(fd)
+}
+
+/// A `--raw` line: modes, ids (zeros for a work tree file git has not stored), letter, paths.
+async fn raw_line(repo: &Repo, c: &Change, show: &Show) -> Result<String, GitError> {
+    let id = |side: &Option<Side>| {
+        let side = side.clone();
+        async move {
+            match side {
+                Some(s) if s.data.is_none() => repo.abbrev(&s.oid, show.abbrev).await,
+                _ => Ok("0".repeat(show.abbrev)),
+            }
+        }
+    };
+    let mode = |side: &Option<Side>| side.as_ref().map_or(0, |s| s.mode);
+    let (sep, end) = if show.nul { ("\0", "\0") } else { ("\t", "\n") };
+    let q = |p: &str| {
+        if show.nul {
+            p.to_string()
+        } else {
+            quote_path(p)
+        }
+    };
+    let head = format!(
+        ":{:06o} {:06o} {} {} ",
+        mode(&c.old),
+        mode(&c.new),
+        id(&c.old).await?,
+        id(&c.new).await?
+    );
+    Ok(if c.renamed() {
+        format!(
+            "{head}R100{sep}{}{sep}{}{end}",
+            q(&c.old_path),
+            q(&c.new_path)
+        )
+    } else {
+        format!("{head}{}{sep}{}{end}", c.letter(), q(c.path()))
+    })
 }
 
 /// The name shown in `--stat` for a change.
@@ -547,21 +603,36 @@ pub(super) async fn render(
         return Ok(out);
     }
     let patch_wanted = show.patch || show.nothing();
+    let end = if show.nul { "\0" } else { "\n" };
+    if show.raw {
+        for c in changes {
+            out.extend_from_slice(raw_line(repo, c, show).await?.as_bytes());
+        }
+    }
     if show.name_only {
         for c in changes {
-            out.extend_from_slice(format!("{}\n", quote_path(c.path())).as_bytes());
+            let name = if show.nul {
+                c.path().to_string()
+            } else {
+                quote_path(c.path())
+            };
+            out.extend_from_slice(format!("{name}{end}").as_bytes());
         }
     }
     if show.name_status {
         for c in changes {
+            let q = |p: &str| {
+                if show.nul {
+                    p.to_string()
+                } else {
+                    quote_path(p)
+                }
+            };
+            let sep = if show.nul { "\0" } else { "\t" };
             let line = if c.renamed() {
-                format!(
-                    "R100\t{}\t{}\n",
-                    quote_path(&c.old_path),
-                    quote_path(&c.new_path)
-                )
+                format!("R100{sep}{}{sep}{}{end}", q(&c.old_path), q(&c.new_path))
             } else {
-                format!("{}\t{}\n", c.letter(), quote_path(c.path()))
+                format!("{}{sep}{}{end}", c.letter(), q(c.path()))
             };
             out.extend_from_slice(line.as_bytes());
         }

@@ -211,7 +211,13 @@ pub(super) async fn commit(repo: &Repo, args: &[String]) -> Result<Output, GitEr
         message,
     };
     let oid = repo.write_object(Kind::Commit, &c.to_bytes()).await?;
-    repo.move_head(&oid).await?;
+    let kind = match (root, &old_commit) {
+        (true, _) => " (initial)",
+        (_, Some(_)) => " (amend)",
+        _ => "",
+    };
+    repo.move_head(&oid, &format!("commit{kind}: {}", c.subject()))
+        .await?;
     repo.save_index(&index).await?;
     let mut o = Output::default();
     if !quiet {

@@ -358,8 +358,44 @@ fn with_output(o: Output, e: GitError) -> GitError {
     }
 }
 
-/// `git cat-file (-t | -s | -e | -p | TYPE) OBJECT`.
-pub(super) async fn cat_file(repo: &Repo, args: &[String]) -> Result<Output, GitError> {
+/// `git cat-file --batch[-check]`: one answer per object named on stdin.
+async fn cat_file_batch(
+    repo: &Repo,
+    contents: bool,
+    stdin: Option<Vec<u8>>,
+) -> Result<Output, GitError> {
+    let mut o = Output::default();
+    let input = String::from_utf8_lossy(&stdin.unwrap_or_default()).into_owned();
+    for line in input.lines() {
+        repo.files.tick()?;
+        let spec = line.trim();
+        let found = match repo.try_resolve(spec).await {
+            Ok(Some(oid)) => Some((oid, repo.read_object(&oid).await?)),
+            _ => None,
+        };
+        match found {
+            Some((oid, (kind, data))) => {
+                o.out(format!("{} {} {}\n", oid.hex(), kind.name(), data.len()));
+                if contents {
+                    o.out(data);
+                    o.out("\n");
+                }
+            }
+            None => o.out(format!("{spec} missing\n")),
+        }
+    }
+    Ok(o)
+}
+
+/// `git cat-file (-t | -s | -e | -p | TYPE) OBJECT` and `--batch`, `--batch-check`.
+pub(super) async fn cat_file(
+    repo: &Repo,
+    args: &[String],
+    stdin: Option<Vec<u8>>,
+) -> Result<Output, GitError> {
+    if let Some(batch) = args.iter().find(|a| a.starts_with("--batch")) {
+        return cat_file_batch(repo, !batch.starts_with("--batch-check"), stdin).await;
+    }
     let (mode, spec) = match args {
         [m, s] => (m.as_str(), s.as_str()),
         _ => {

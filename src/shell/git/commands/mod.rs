@@ -3,6 +3,7 @@
 mod branch;
 mod changes;
 mod commit;
+mod grep;
 mod inspect;
 mod log;
 mod patch;
@@ -60,6 +61,8 @@ pub(super) async fn dispatch(
         "symbolic-ref",
         "rev-list",
         "apply",
+        "reflog",
+        "grep",
     ];
     if !known.contains(&cmd) {
         return Err(GitError::Failed {
@@ -81,7 +84,7 @@ pub(super) async fn dispatch(
         "log" => log::log(&repo, args).await,
         "rev-list" => log::rev_list(&repo, args).await,
         "rev-parse" => inspect::rev_parse(&repo, args).await,
-        "cat-file" => inspect::cat_file(&repo, args).await,
+        "cat-file" => inspect::cat_file(&repo, args, stdin).await,
         "hash-object" => inspect::hash_object(&repo, args, stdin).await,
         "write-tree" => inspect::write_tree(&repo).await,
         "symbolic-ref" => inspect::symbolic_ref(&repo, args).await,
@@ -94,6 +97,8 @@ pub(super) async fn dispatch(
         "tag" => branch::tag(&repo, args).await,
         "stash" => stash::stash(&repo, args).await,
         "apply" => patch::apply(&repo, args, stdin).await,
+        "reflog" => branch::reflog(&repo, args).await,
+        "grep" => grep::grep(&repo, args).await,
         _ => Err(GitError::Fatal(format!("'{cmd}' is not handled"))),
     }
 }

@@ -116,12 +116,18 @@ pub(super) async fn stash(repo: &Repo, args: &[String]) -> Result<Output, GitErr
         "apply" | "pop" => {
             let n = which(rest.iter().find(|a| !a.starts_with('-')))?;
             let (oid, w) = pick(repo, rest.iter().find(|a| !a.starts_with('-'))).await?;
+            let quiet = rest.iter().any(|a| a == "-q" || a == "--quiet");
             let mut o = apply(repo, &w).await?;
+            if quiet {
+                o = Output::default();
+            }
             if sub == "pop" {
                 let mut lines = entries(repo).await?;
                 lines.remove(n);
                 write_log(repo, &lines).await?;
-                o.out(format!("Dropped refs/stash@{{{n}}} ({})\n", oid.hex()));
+                if !quiet {
+                    o.out(format!("Dropped refs/stash@{{{n}}} ({})\n", oid.hex()));
+                }
             }
             Ok(o)
         }
