@@ -79,7 +79,10 @@ pub(super) async fn switch_files(
             "error: The following untracked working tree files would be overwritten by checkout:\n{list}Please move or remove them before you switch branches.\nAborting\n"
         )));
     }
-    for p in &paths {
+    // Removals first, so that a file may take the place of a folder that goes.
+    let (gone, kept): (Vec<&String>, Vec<&String>) =
+        paths.iter().partition(|p| !new.contains_key(*p));
+    for p in gone.into_iter().chain(kept) {
         repo.files.tick()?;
         let unchanged = old.get(p) == new.get(p);
         let staged = entry_of(&index, p);
