@@ -5,6 +5,7 @@
 
 mod commands;
 mod fs;
+mod git;
 mod observation;
 mod processes;
 
@@ -255,7 +256,13 @@ impl Shell {
             );
         b = b
             .builtin("id", Box::new(commands::Id))
-            .builtin("whoami", Box::new(commands::Whoami));
+            .builtin("whoami", Box::new(commands::Whoami))
+            .builtin(
+                "git",
+                Box::new(git::Git {
+                    timeout: settings.timeout,
+                }),
+            );
         for (name, reason) in UNAVAILABLE {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }

@@ -11,6 +11,7 @@ mod editor;
 mod escapes;
 mod faults;
 mod fuzz;
+mod git;
 mod hostile;
 mod hub;
 mod judge;
