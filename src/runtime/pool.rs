@@ -80,6 +80,13 @@ impl Runtime {
         Ok((slot, left))
     }
 
+    /// Python instances alive now (instance slots held by calls): a call whose caller went
+    /// away keeps its slot until its instance has really stopped, so this shows guest work
+    /// that is still running, not only calls that are still awaited.
+    pub fn instances_in_use(&self) -> usize {
+        (self.max_instances as usize).saturating_sub(self.slots.available_permits())
+    }
+
     /// Bytes of guest memory that idle instance slots keep resident so the next call in each
     /// starts without page faults (at most 32 MiB a slot, written pages only; 0 on kernels
     /// without PAGEMAP_SCAN, where nothing is kept).
