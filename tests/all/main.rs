@@ -13,6 +13,7 @@ mod faults;
 mod fuzz;
 mod hostile;
 mod hub;
+mod interrupts;
 mod judge;
 mod limits;
 mod linux_box;
