@@ -572,10 +572,35 @@ async fn a_client_leaving_an_exec_stops_every_kind_of_wait() {
         results.push((wait.name, took));
         assert_goes_on(&serve.base, &id, wait.name).await;
     }
+    // The session's other calls that run code.
+    for (name, endpoint, body, signs) in [
+        (
+            "python time.sleep",
+            "python",
+            json!({"code": "import time; time.sleep(30)"}),
+            &[Sign::Python][..],
+        ),
+        (
+            "tools execute_bash",
+            "tools",
+            json!({"name": "execute_bash", "arguments": {"command": "sleep 30"}}),
+            &[Sign::Slot][..],
+        ),
+    ] {
+        let opened = trickle.opened();
+        let path = format!("/v1/sandboxes/{id}/{endpoint}");
+        let left = post_and_leave(&serve, &trickle, &path, &body, signs, name).await;
+        results.push((
+            name,
+            stopped_after(&serve, &trickle, opened, signs, left).await,
+        ));
+        assert_goes_on(&serve.base, &id, name).await;
+    }
     assert_within("after the client left an exec", &results);
 }
 
-/// A client that disconnects from `/run_code` stops the code: Python at once, bash too.
+/// A client that disconnects from `/run_code` (or `/run_jupyter`) stops the code: Python at
+/// once, bash too.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_leaving_run_code_stops_the_code() {
     let trickle = Trickle::start();
@@ -626,6 +651,21 @@ async fn a_client_leaving_run_code_stops_the_code() {
             stopped_after(&serve, &trickle, opened, &signs, left).await,
         ));
     }
+    let body = json!({"cells": ["x = 1", "import time; time.sleep(30)"]});
+    let opened = trickle.opened();
+    let left = post_and_leave(
+        &serve,
+        &trickle,
+        "/run_jupyter",
+        &body,
+        &[Sign::Python],
+        "jupyter",
+    )
+    .await;
+    results.push((
+        "run_jupyter cell",
+        stopped_after(&serve, &trickle, opened, &[Sign::Python], left).await,
+    ));
     // A script that would call home after its sleep never does.
     let ticks = trickle.ticks();
     let body =
