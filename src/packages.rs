@@ -83,6 +83,9 @@ pub enum PackageError {
     /// pip did not finish in time.
     #[error("pip did not finish within {0:?}; try fewer or smaller packages")]
     Timeout(Duration),
+    /// The install was stopped by its caller ([`PipSettings::stop`]): pip was killed.
+    #[error("stopped: the call that asked for the packages ended first")]
+    Stopped,
     /// The wheels are larger than allowed.
     #[error("the packages take {size} bytes, over the {limit}-byte cap for one install")]
     TooLarge {

@@ -5,6 +5,8 @@ use std::fs::{self, File};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{PackageError, Requirement, io_err};
@@ -26,6 +28,17 @@ pub struct PipSettings {
     /// used longest ago are removed after a resolution (`$LLM_IN_SANDBOX_WHEEL_CACHE_MB`,
     /// default 4 GiB).
     pub max_cache_bytes: u64,
+    /// Set by whoever asked for the packages when it no longer wants them (its call ended):
+    /// a running pip is killed within 20 ms, a wait for the cache's lock ends, and the
+    /// resolution fails with [`PackageError::Stopped`]. `None` (the default): never.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl PipSettings {
+    /// Whether [`PipSettings::stop`] was set.
+    pub(super) fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst))
+    }
 }
 
 impl Default for PipSettings {
@@ -36,6 +49,7 @@ impl Default for PipSettings {
             timeout: Duration::from_secs(300),
             max_bytes: 512 << 20,
             max_cache_bytes: 4 << 30,
+            stop: None,
         }
     }
 }
@@ -129,6 +143,32 @@ pub(super) fn run_pip(
     Err(pip_failure(&text, &all))
 }
 
+/// Linux: the child gets SIGKILL if the thread that starts it ends first, e.g. when the
+/// process exits (Ctrl-C) while pip runs; that thread waits for pip, so it cannot end before
+/// pip otherwise. Elsewhere nothing.
+fn die_with_this_thread(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt as _;
+        // SAFETY: between fork and exec only async-signal-safe calls: prctl and getppid.
+        unsafe {
+            let parent = libc::getpid();
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent ended before the request took effect.
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
 /// The `pip download` command: its output (both streams) into `out_path`, its temporary files
 /// into `tmp` (made here), and only the environment pip needs.
 fn pip_command(
@@ -170,6 +210,7 @@ fn pip_command(
         .envs(std::env::vars_os().filter(|(k, _)| pip_may_see(k)));
     fs::create_dir_all(tmp).map_err(io_err("create directory", tmp))?;
     cmd.env("TMPDIR", tmp);
+    die_with_this_thread(&mut cmd);
     Ok(cmd)
 }
 
@@ -189,6 +230,11 @@ fn wait_for_pip(
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(PackageError::Timeout(settings.timeout));
+            }
+            Ok(None) if settings.stopped() => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(PackageError::Stopped);
             }
             Ok(None) => {
                 std::thread::sleep(Duration::from_millis(20));

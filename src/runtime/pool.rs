@@ -83,9 +83,10 @@ impl Runtime {
         Ok((slot, left))
     }
 
-    /// Instance slots held now: calls running, and finished calls whose instance is still
-    /// being reset for the next one (which happens just after the call answers).
-    pub fn slots_in_use(&self) -> usize {
+    /// Python instances alive now (instance slots held): calls running, a call whose caller
+    /// went away until its instance has really stopped, and a finished call until its
+    /// instance has been reset for the next one (just after the call answered).
+    pub fn instances_in_use(&self) -> usize {
         (self.max_instances as usize).saturating_sub(self.slots.available_permits())
     }
 

@@ -155,8 +155,17 @@ impl SandboxBuilder {
             door: http::door(&self.network, &self.http),
             network: self.network,
             pip_settings: self.pip_settings,
-            installed: std::sync::Mutex::new(Vec::new()),
+            installed: Arc::new(std::sync::Mutex::new(Vec::new())),
         })
+    }
+}
+
+/// Sets its flag when dropped: the blocking work of a call that was dropped sees it.
+struct StopOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -176,7 +185,8 @@ pub struct Sandbox {
     cwd: String,
     network: NetworkPolicy,
     pip_settings: Option<crate::packages::PipSettings>,
-    installed: std::sync::Mutex<Vec<crate::packages::Locked>>,
+    /// What `pip install` put in this sandbox (shared with an install still finishing).
+    installed: Arc<std::sync::Mutex<Vec<crate::packages::Locked>>>,
     /// Python's way to the network (through the host door), under `network`.
     door: Arc<http::HttpDoor>,
 }
@@ -266,6 +276,11 @@ impl Sandbox {
             .clone()
             .unwrap_or_else(|| runtime.pip_settings().clone());
         settings.timeout = settings.timeout.min(timeout);
+        // Dropping this call (its caller went away, its command was stopped) kills pip.
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        settings.stop = Some(stop.clone());
+        let _stop_on_drop = StopOnDrop(stop.clone());
+        let record = self.installed.clone();
         let work = move || -> Result<Vec<packages::Locked>, packages::PackageError> {
             let builtins = packages::builtin_versions(&runtime.files().manifest());
             let lock =
@@ -275,6 +290,10 @@ impl Sandbox {
                 skip.extend(layer.packages.iter().map(|p| packages::normalize(&p.name)));
             }
             skip.extend(have);
+            // Nothing is written into a sandbox whose caller has gone.
+            if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(packages::PackageError::Stopped);
+            }
             let site_rel = layout::USER_SITE_IN_TMP;
             scratch
                 .create_dir_all(site_rel)
@@ -300,15 +319,19 @@ impl Sandbox {
             );
             // What is on disk now, whatever happened.
             quota.refresh();
+            // Recorded here: an install that was under way when its caller left still shows
+            // in `pip list`, as its files are there.
+            if let Ok(done) = &result {
+                record
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .extend(done.iter().cloned());
+            }
             result
         };
         let installed = tokio::task::spawn_blocking(work)
             .await
             .map_err(|e| RuntimeError::Panicked(e.to_string()))??;
-        self.installed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .extend(installed.iter().cloned());
         Ok(installed)
     }
 

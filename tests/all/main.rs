@@ -14,6 +14,7 @@ mod fuzz;
 mod git;
 mod hostile;
 mod hub;
+mod interrupts;
 mod judge;
 mod limits;
 mod linux_box;

@@ -356,7 +356,7 @@ async fn idle_slots_give_their_memory_back_and_still_start_clean() {
 /// the call answered.
 async fn settled(rt: &llm_in_sandbox::runtime::Runtime) {
     let t0 = std::time::Instant::now();
-    while rt.slots_in_use() > 0 {
+    while rt.instances_in_use() > 0 {
         assert!(
             t0.elapsed() < std::time::Duration::from_secs(30),
             "a slot was never given back"
