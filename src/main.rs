@@ -6,13 +6,17 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     raise_open_file_limit();
-    match cli::run() {
+    let code = match cli::run() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("llm-in-sandbox: error: {e:#}");
             ExitCode::from(2)
         }
-    }
+    };
+    // A pip still running for a call nobody waits for any more (Ctrl-C, a server's grace
+    // ending) would outlive us.
+    llm_in_sandbox::packages::stop_all_pips();
+    code
 }
 
 /// Each live sandbox holds 2 open files and each running `python3` call 4 more, so the common

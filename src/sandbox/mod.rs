@@ -160,12 +160,13 @@ impl SandboxBuilder {
     }
 }
 
-/// Sets its flag when dropped: the blocking work of a call that was dropped sees it.
-struct StopOnDrop(Arc<std::sync::atomic::AtomicBool>);
+/// Stops a `pip install` when dropped: its pip is killed at once, and its blocking work,
+/// which goes on after the call was dropped, writes nothing more.
+struct StopOnDrop(Arc<crate::packages::PipStop>);
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
-        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.0.stop();
     }
 }
 
@@ -277,7 +278,7 @@ impl Sandbox {
             .unwrap_or_else(|| runtime.pip_settings().clone());
         settings.timeout = settings.timeout.min(timeout);
         // Dropping this call (its caller went away, its command was stopped) kills pip.
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop = Arc::new(packages::PipStop::default());
         settings.stop = Some(stop.clone());
         let _stop_on_drop = StopOnDrop(stop.clone());
         let record = self.installed.clone();
@@ -291,7 +292,7 @@ impl Sandbox {
             }
             skip.extend(have);
             // Nothing is written into a sandbox whose caller has gone.
-            if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            if stop.is_stopped() {
                 return Err(packages::PackageError::Stopped);
             }
             let site_rel = layout::USER_SITE_IN_TMP;

@@ -414,7 +414,8 @@ impl Shell {
         // A failure left by a call nobody waited for belongs to that call.
         lock(&self.faults).take();
         let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        *lock(&self.call_deadline) = limit.map(|l| Instant::now() + l);
+        let began = Instant::now();
+        *lock(&self.call_deadline) = limit.map(|l| began + l);
         // The timer runs beside the call (a busy script never yields to a timer of its own
         // task) and fires only into the call it was made for.
         let call_no = self.calls.fetch_add(1, SeqCst) + 1;
@@ -457,7 +458,9 @@ impl Shell {
             return Err(ShellFault("the call was interrupted".into()));
         }
         let timeout = limit.unwrap_or(self.settings.timeout);
-        if fired.load(SeqCst) {
+        // A `python3` given what was left of the limit may end the script a moment before
+        // the timer fires: past the limit is a timeout all the same.
+        if fired.load(SeqCst) || limit.is_some_and(|l| began.elapsed() >= l) {
             // Past the per-call limit: a timeout, however the script ended after it.
             lock(&self.faults).take();
             let (out, err) = partial;

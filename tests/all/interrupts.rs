@@ -139,10 +139,15 @@ pub(crate) fn private_cache() -> tempfile::TempDir {
     dir
 }
 
+/// Servers started by this test process, for their `pip_tag`s.
+static SERVERS: AtomicUsize = AtomicUsize::new(0);
+
 /// `serve --no-token` with `args`, its own package cache and `env`; killed when dropped.
 pub(crate) struct Serve {
     child: Child,
     pub base: String,
+    /// A package name of this server's own, for `pip install` cases (see [`pips_named`]).
+    pub pip_tag: String,
     _cache: tempfile::TempDir,
 }
 
@@ -157,15 +162,17 @@ impl Serve {
                 c.env(k, v);
             }
         });
+        let pip_tag = format!(
+            "interrupt-me-{}-{}",
+            std::process::id(),
+            SERVERS.fetch_add(1, Ordering::SeqCst)
+        );
         Serve {
             child,
             base,
+            pip_tag,
             _cache: cache,
         }
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.child.id()
     }
 }
 
@@ -207,25 +214,27 @@ pub(crate) async fn gauge(base: &str, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {name} in {text}"))
 }
 
-/// The host processes `pid` started whose command line mentions pip.
-pub(crate) fn pip_children(pid: u32) -> usize {
+/// The live processes (zombies excluded) whose command line names `tag`: a pip asked for the
+/// package `tag`, and anything it or a wrapper around it started (pyenv's shims run the real
+/// pip as a child of their own).
+pub(crate) fn pips_named(tag: &str) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
+        return Vec::new();
     };
     entries
         .flatten()
-        .filter(|e| {
-            let p = e.path();
-            let stat = std::fs::read_to_string(p.join("stat")).unwrap_or_default();
-            // `pid (comm) state ppid ...`: the fields after the last ')'.
-            let ppid = stat
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            // `pid (comm) state ...`: the state is the first field after the last ')'.
+            let alive = stat
                 .rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                .and_then(|f| f.parse::<u32>().ok());
-            let cmdline = std::fs::read(p.join("cmdline")).unwrap_or_default();
-            ppid == Some(pid) && String::from_utf8_lossy(&cmdline).contains("pip")
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .is_some_and(|state| state != "Z" && state != "X");
+            let cmdline = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            alive && String::from_utf8_lossy(&cmdline).contains(tag)
         })
-        .count()
+        .collect()
 }
 
 /// What shows that a case's work is still going on.
@@ -257,7 +266,7 @@ pub(crate) async fn stopped_after(
                 Sign::Slot => false,
                 Sign::Python => gauge(&serve.base, "llm_in_sandbox_instances_in_use").await > 0,
                 Sign::Reading => trickle.closed() < trickle.opened().max(opened_before + 1),
-                Sign::Pip => pip_children(serve.pid()) > 0,
+                Sign::Pip => !pips_named(&serve.pip_tag).is_empty(),
             };
         }
         if !busy {
@@ -322,7 +331,7 @@ pub(crate) async fn running(
             Sign::Slot => gauge(&serve.base, "llm_in_sandbox_calls_in_flight").await > 0,
             Sign::Python => gauge(&serve.base, "llm_in_sandbox_instances_in_use").await > 0,
             Sign::Reading => trickle.opened() > opened_before,
-            Sign::Pip => pip_children(serve.pid()) > 0,
+            Sign::Pip => !pips_named(&serve.pip_tag).is_empty(),
         };
         if !there {
             return false;
@@ -363,7 +372,7 @@ pub(crate) struct Wait {
 }
 
 /// The shell commands that wait, each as long as it is let.
-pub(crate) fn shell_waits(trickle: &Trickle) -> Vec<Wait> {
+pub(crate) fn shell_waits(trickle: &Trickle, pip_tag: &str) -> Vec<Wait> {
     let url = trickle.url();
     let w = |name, command: String, signs: &[Sign]| Wait {
         name,
@@ -397,7 +406,7 @@ pub(crate) fn shell_waits(trickle: &Trickle) -> Vec<Wait> {
         w("bash loop", "while true; do :; done".into(), &[Sign::Slot]),
         w(
             "pip install",
-            "pip install interrupt-me-please".into(),
+            format!("pip install {pip_tag}"),
             &[Sign::Pip],
         ),
     ]
@@ -481,7 +490,7 @@ async fn every_wait_in_a_session_stops_at_the_calls_deadline() {
     let limit = Duration::from_secs(1);
     let mut results = Vec::new();
     let mut wrong = Vec::new();
-    for wait in shell_waits(&trickle) {
+    for wait in shell_waits(&trickle, &serve.pip_tag) {
         let started = Instant::now();
         let v = post(
             &url,
@@ -493,7 +502,7 @@ async fn every_wait_in_a_session_stops_at_the_calls_deadline() {
             wrong.push(format!("{}: {v}", wait.name));
         }
         // The answer comes once the call has ended; a pip it started must be gone too.
-        let pip_gone = eventually(WATCH, || pip_children(serve.pid()) == 0).await;
+        let pip_gone = eventually(WATCH, || pips_named(&serve.pip_tag).is_empty()).await;
         eprintln!(
             "  {}: answered {:.1} ms past the limit",
             wait.name,
@@ -564,7 +573,7 @@ async fn a_client_leaving_an_exec_stops_every_kind_of_wait() {
     let id = marked_session(&serve.base, 120).await;
     let path = format!("/v1/sandboxes/{id}/exec");
     let mut results = Vec::new();
-    for wait in shell_waits(&trickle) {
+    for wait in shell_waits(&trickle, &serve.pip_tag) {
         let opened = trickle.opened();
         let body = json!({"command": wait.command});
         let left = post_and_leave(&serve, &trickle, &path, &body, &wait.signs, wait.name).await;
@@ -916,70 +925,45 @@ async fn ctrl_c_on_run_stops_a_waiting_command_and_keeps_the_trajectory() {
     assert!(t.to_string().contains("interrupted"), "{t}");
 }
 
-/// The pids of the processes `pid` started whose command line mentions pip.
-fn pip_child_pids(pid: u32) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-                .filter(|p| {
-                    let stat =
-                        std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
-                    let ppid = stat
-                        .rsplit_once(')')
-                        .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                        .and_then(|f| f.parse::<u32>().ok());
-                    let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
-                    ppid == Some(pid) && String::from_utf8_lossy(&cmd).contains("pip")
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// A server killed outright while a `pip install` runs does not leave pip behind.
+/// A server that ends while a `pip install` runs does not leave pip behind: killed outright
+/// (SIGKILL) or stopped (SIGTERM, its grace running out while the call still runs).
 #[tokio::test(flavor = "multi_thread")]
-async fn a_pip_running_when_its_server_dies_dies_too() {
+async fn a_pip_running_when_its_server_ends_ends_too() {
     let index = hanging_index();
-    let mut serve = Serve::start(
-        &["--pip", "on", "--timeout", "120"],
-        &[("LLM_IN_SANDBOX_PIP_INDEX_URL", &index)],
-    );
-    let id = marked_session(&serve.base, 120).await;
-    let conn = post_unread(
-        &serve.base,
-        &format!("/v1/sandboxes/{id}/exec"),
-        &json!({"command": "pip install interrupt-me-please"}),
-    );
-    let mut pips = Vec::new();
-    assert!(
-        eventually(Duration::from_secs(30), || {
-            pips = pip_child_pids(serve.pid());
-            !pips.is_empty()
-        })
-        .await,
-        "pip never started"
-    );
-    let _ = serve.child.kill();
-    let _ = serve.child.wait();
-    let at = Instant::now();
-    // Gone, or dead and waiting to be reaped by whoever inherited it.
-    let dead = |p: &u32| {
-        std::fs::read_to_string(format!("/proc/{p}/stat")).map_or(true, |stat| {
-            stat.rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().next())
-                .is_some_and(|state| state == "Z" || state == "X")
-        })
-    };
-    let gone = eventually(WATCH, || pips.iter().all(dead)).await;
-    eprintln!(
-        "pip {pips:?} gone {:.1} ms after its server was killed",
-        at.elapsed().as_secs_f64() * 1e3
-    );
-    drop(conn);
-    assert!(
-        gone && at.elapsed() < BOUND,
-        "pip {pips:?} outlived its server"
-    );
+    for signal in [libc::SIGKILL, libc::SIGTERM] {
+        let mut serve = Serve::start(
+            &["--pip", "on", "--timeout", "120", "--grace", "1"],
+            &[("LLM_IN_SANDBOX_PIP_INDEX_URL", &index)],
+        );
+        let id = marked_session(&serve.base, 120).await;
+        let conn = post_unread(
+            &serve.base,
+            &format!("/v1/sandboxes/{id}/exec"),
+            &json!({"command": format!("pip install {}", serve.pip_tag)}),
+        );
+        let mut pips = Vec::new();
+        assert!(
+            eventually(Duration::from_secs(30), || {
+                pips = pips_named(&serve.pip_tag);
+                !pips.is_empty()
+            })
+            .await,
+            "pip never started"
+        );
+        // SAFETY: a signal to our own child process, by its id.
+        let r = unsafe { libc::kill(serve.child.id() as libc::pid_t, signal) };
+        assert_eq!(r, 0);
+        let _ = serve.child.wait();
+        let at = Instant::now();
+        let gone = eventually(WATCH, || pips_named(&serve.pip_tag).is_empty()).await;
+        eprintln!(
+            "signal {signal}: pip {pips:?} gone {:.1} ms after its server ended",
+            at.elapsed().as_secs_f64() * 1e3
+        );
+        drop(conn);
+        assert!(
+            gone && at.elapsed() < BOUND,
+            "signal {signal}: pip {pips:?} outlived its server"
+        );
+    }
 }
