@@ -134,6 +134,14 @@ struct Sizes {
     sandboxes: usize,
 }
 
+/// The calls at once `serve` takes without --max-inflight: as many as three quarters of the
+/// machine's memory holds at `memory_bytes` each, 2 to 256 (256 when the memory is unknown).
+pub(crate) fn default_inflight(memory_bytes: u64) -> usize {
+    machine_memory().map_or(256, |m| {
+        usize::try_from(m / 4 * 3 / memory_bytes.max(1)).map_or(256, |n| n.clamp(2, 256))
+    })
+}
+
 impl Sizes {
     fn of(sandbox: &SandboxSettings, inflight: Option<usize>, sandboxes: Option<usize>) -> Sizes {
         let (memory, disk) = (machine_memory(), free_disk(&std::env::temp_dir()));
@@ -144,7 +152,7 @@ impl Sizes {
         };
         let sizes = Sizes {
             inflight: inflight
-                .unwrap_or_else(|| fit(memory.map(|m| m / 4 * 3), sandbox.memory_bytes, 2, 256))
+                .unwrap_or_else(|| default_inflight(sandbox.memory_bytes))
                 .max(1),
             sandboxes: sandboxes
                 .unwrap_or_else(|| fit(disk.map(|d| d / 2), sandbox.disk_quota, 16, 1000))

@@ -11,6 +11,7 @@ use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
 use super::driver::request_json;
 use super::engine::fd_path;
+use super::phases::{Phase, PhaseCounters};
 use super::{
     GuestState, Limits, MemoryLimiter, Outcome, RunRequest, RunResult, Runtime, RuntimeError,
     executor, io, layout,
@@ -99,15 +100,17 @@ impl Runtime {
             timeout: left,
             ..req.limits.clone()
         };
+        let span = Instant::now();
         let stdout = io::CappedOutput::new(limits.output_bytes);
         let stderr = io::CappedOutput::new(limits.output_bytes);
         let mut store = self.new_store(req, request, limits, &stdout, &stderr)?;
+        let span = self.phases.add(Phase::Store, span);
         let outcome = self
-            .run_in_fresh_instance(&mut store, code, limits.timeout)
+            .run_in_fresh_instance(&mut store, code, limits.timeout, span)
             .await?;
         let limiter = &store.data().limiter;
         let (peak, denied) = (limiter.peak(), limiter.denied());
-        retire(store, slot);
+        retire(store, slot, self.phases.clone());
         let (out, out_dropped) = stdout.take();
         let (err, err_dropped) = stderr.take();
         let (exit_code, outcome) = exit_status(outcome, denied, out_dropped + err_dropped)?;
@@ -159,6 +162,7 @@ impl Runtime {
         store: &mut Store<GuestState>,
         code: &str,
         timeout: Duration,
+        span: Instant,
     ) -> Result<TurnOutcome, RuntimeError> {
         let host = |what: &str| {
             let what = what.to_string();
@@ -170,8 +174,11 @@ impl Runtime {
             .await
             .map_err(host("instantiating"))?;
         let exports = TurnExports::of(&instance, &mut *store).map_err(host("exports"))?;
+        let span = self.phases.add(Phase::Instantiate, span);
         let call = exports.run(&mut *store, code);
-        Ok(tokio::time::timeout(timeout, call).await)
+        let outcome = tokio::time::timeout(timeout, call).await;
+        self.phases.add(Phase::Guest, span);
+        Ok(outcome)
     }
 }
 
@@ -181,14 +188,19 @@ impl Runtime {
 /// need to wait for it. The slot stays held until the reset is done. What the store shares
 /// with the sandbox (quota, network, commands) is let go at once, so the sandbox's folders
 /// are free when the caller drops it.
-fn retire(mut store: Store<GuestState>, slot: super::pool::Slot) {
+fn retire(mut store: Store<GuestState>, slot: super::pool::Slot, phases: Arc<PhaseCounters>) {
     let state = store.data_mut();
     state.quota = None;
     state.network = None;
     state.processes = None;
     state.request = None;
     // Without the sandbox threads the future, and the store in it, is dropped right here.
-    let _ = super::executor::detach(async move { drop((store, slot)) });
+    let _ = super::executor::detach(async move {
+        let span = Instant::now();
+        drop(store);
+        phases.add(Phase::Reset, span);
+        drop(slot);
+    });
 }
 
 /// The exit code and outcome of a finished `turn`: `denied` says the memory cap refused a

@@ -127,6 +127,7 @@ impl Runtime {
             last_active: Arc::new(AtomicU64::new(0)),
             born: Instant::now(),
             released_at: AtomicU64::new(u64::MAX),
+            phases: Arc::default(),
             preloaded: if driver_in_snapshot {
                 cfg.preload.clone()
             } else {

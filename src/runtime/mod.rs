@@ -20,6 +20,7 @@ mod io;
 mod limits;
 pub mod net;
 mod open_files;
+mod phases;
 mod pool;
 mod preload;
 pub mod procs;
@@ -40,6 +41,7 @@ pub use cache::WASMTIME_VERSION;
 pub use config::{DEFAULT_PRELOAD, RuntimeConfig, parse_preload};
 pub use invocation::{Invocation, UsageError};
 pub use limits::{Limits, Outcome, RunResult};
+pub use phases::PhaseTimes;
 
 /// The guest layout lives below the runtime (the package layer reads it too); this path stays.
 pub use crate::layout;
@@ -180,6 +182,8 @@ pub struct Runtime {
     born: Instant,
     /// `last_active` as it was at the last release: one release per quiet spell.
     released_at: AtomicU64,
+    /// Where calls' time went, summed (see [`Runtime::phase_times`]).
+    phases: Arc<phases::PhaseCounters>,
     /// The read-only site layer (`--with`), if any.
     site_layer: Option<crate::packages::SiteLayer>,
     /// How the host's pip is run for installs in episodes.
@@ -232,6 +236,12 @@ impl Runtime {
     /// The cache root (package downloads are shared through it).
     pub fn cache_root(&self) -> &Path {
         &self.cache_root
+    }
+
+    /// Where every call's time went so far, by phase (store, instantiation, guest, reset);
+    /// subtract two readings with [`PhaseTimes::since`].
+    pub fn phase_times(&self) -> PhaseTimes {
+        self.phases.now()
     }
 
     /// The verified artifacts this runtime was loaded from.

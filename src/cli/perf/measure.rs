@@ -95,3 +95,17 @@ pub(super) fn repeat(
     }
     Ok(median(v))
 }
+
+/// CPU time this process has used so far: (user, kernel).
+pub(super) fn process_cpu() -> (Duration, Duration) {
+    // SAFETY: getrusage only writes the struct passed to it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut usage) } != 0 {
+        return (Duration::ZERO, Duration::ZERO);
+    }
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+    };
+    (tv(usage.ru_utime), tv(usage.ru_stime))
+}

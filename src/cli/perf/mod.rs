@@ -44,6 +44,7 @@ mod density;
 mod load;
 mod measure;
 mod packages;
+mod phases;
 mod python;
 mod shell;
 
@@ -128,6 +129,11 @@ pub struct PerfArgs {
         value_name = "N,..."
     )]
     serve_clients: Vec<usize>,
+    /// Calls our server runs at once for --serve; the others wait in its queue. Default: what
+    /// `serve` takes with no flags on this machine (three quarters of its memory at 2 GiB a
+    /// call).
+    #[arg(long, value_name = "N", requires = "serve")]
+    serve_inflight: Option<usize>,
     /// The native Python used as the baseline.
     #[arg(long, default_value = NATIVE_PYTHON, value_name = "PROGRAM")]
     native_python: String,
@@ -163,6 +169,7 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
             &rt,
             args.serve_seconds,
             &args.serve_clients,
+            args.serve_inflight,
             &args.native_python,
             args.aiohttp_python.as_deref(),
         )?;

@@ -35,6 +35,7 @@ pub(super) fn python_rows(
         fresh,
         vs_native,
     ));
+    super::phases::where_time_goes(rt, runtime, n, native, rows)?;
     reused_sandbox_rows(rt, runtime, n, native, rows)?;
     let numpy = repeat(n.min(10), in_process("import numpy; print(1)"))?;
     rows.push((

@@ -356,6 +356,7 @@ pub fn serve(
     rt: &tokio::runtime::Runtime,
     seconds: f64,
     clients: &[usize],
+    inflight: Option<usize>,
     python: &str,
     aiohttp_python: Option<&str>,
 ) -> anyhow::Result<()> {
@@ -368,7 +369,12 @@ pub fn serve(
     rt.block_on(async {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         // Our server stays alive (its sessions too) until this block ends, as the figures expect.
-        let (_server, ours, base) = start_servers(runtime, python, most, stop_rx).await?;
+        let inflight = inflight.unwrap_or_else(|| {
+            crate::cli::serve::default_inflight(llm_in_sandbox::runtime::Limits::default().memory_bytes)
+        });
+        eprintln!("our server runs {inflight} calls at once (--serve-inflight); the rest queue");
+        let (_server, ours, base) =
+            start_servers(runtime, python, [most, inflight.max(1)], stop_rx).await?;
         let aiohttp = start_aiohttp(aiohttp_python.unwrap_or(python), python).await?;
         let aiohttp_base = aiohttp.as_ref().map(|a| a.base.as_str());
         // reqwest is built without a default TLS provider; plain HTTP still needs one set.
@@ -423,12 +429,12 @@ fn check_baseline_python(python: &str) -> anyhow::Result<()> {
 async fn start_servers(
     runtime: &Arc<Runtime>,
     python: &str,
-    most: usize,
+    [most, inflight]: [usize; 2],
     stop_rx: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<(Arc<Server>, String, String)> {
     let config = ServeConfig {
         access_log: false,
-        max_inflight: most,
+        max_inflight: inflight,
         max_queued: most.saturating_mul(4).max(4096),
         max_sandboxes: SESSIONS + 16,
         ..ServeConfig::default()
