@@ -135,7 +135,7 @@ const AIOHTTP_BASELINE: &str = include_str!("aiohttp_baseline.py");
 /// The aiohttp baseline running in its own process (killed when dropped), and its base URL.
 struct AiohttpBaseline {
     _child: tokio::process::Child,
-    _script: tempfile::NamedTempFile,
+    _script: tempfile::TempDir,
     base: String,
 }
 
@@ -157,10 +157,13 @@ async fn start_aiohttp(
         );
         return Ok(None);
     }
-    let mut script = tempfile::Builder::new().suffix(".py").tempfile()?;
-    std::io::Write::write_all(&mut script, AIOHTTP_BASELINE.as_bytes())?;
+    // A folder of its own: Python puts the script's folder first on its path, and a stray
+    // `attr.py` in the shared temporary folder would shadow aiohttp's own dependency.
+    let script = tempfile::tempdir()?;
+    let path = script.path().join("aiohttp_baseline.py");
+    std::fs::write(&path, AIOHTTP_BASELINE)?;
     let mut child = tokio::process::Command::new(server_python)
-        .arg(script.path())
+        .arg(&path)
         .arg(runner)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
