@@ -603,3 +603,36 @@ fn exec_disk_quota_holds_for_python_too() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn perf_episodes_reports_rate_and_cpu_for_each_worker_count() {
+    let o = run(bin().args([
+        "perf",
+        "--episodes",
+        "--episodes-only",
+        "--episode-workers",
+        "1,3",
+    ]));
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{}", text(&o.stderr));
+    assert!(out.contains("| episodes per CPU-second |"), "{out}");
+    assert!(
+        out.contains("| workers | sandbox | runtime | model |"),
+        "{out}"
+    );
+    // One throughput row and one CPU row per worker count, every figure a number.
+    for workers in ["1", "3"] {
+        let rows: Vec<Vec<&str>> = out
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {workers} |")))
+            .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+            .collect();
+        assert_eq!(rows.len(), 2, "{out}");
+        assert_eq!(rows[0].len(), 9, "{out}");
+        assert_eq!(rows[1].len(), 6, "{out}");
+        for cell in rows.iter().flatten() {
+            let figure = cell.trim_end_matches(" MiB").trim_end_matches('%');
+            assert!(figure.parse::<f64>().is_ok(), "{cell:?} in\n{out}");
+        }
+    }
+}
