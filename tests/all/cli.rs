@@ -636,3 +636,25 @@ fn perf_episodes_reports_rate_and_cpu_for_each_worker_count() {
         }
     }
 }
+
+#[test]
+fn a_finished_command_leaves_no_sandbox_folder_in_the_temporary_folder() {
+    let temp = tempfile::tempdir().unwrap();
+    // Two calls: the folders of the first are kept for reuse, then must go at exit.
+    let o = run(bin().env("TMPDIR", temp.path()).args([
+        "exec",
+        "--",
+        "bash",
+        "-c",
+        "python3 -c 'print(1)'; python3 -c 'print(2)'",
+    ]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "1\n2\n");
+    let left: Vec<String> = std::fs::read_dir(temp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("llm-in-sandbox-"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
