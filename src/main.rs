@@ -16,6 +16,8 @@ fn main() -> ExitCode {
     // A pip still running for a call nobody waits for any more (Ctrl-C, a server's grace
     // ending) would outlive us.
     llm_in_sandbox::packages::stop_all_pips();
+    // The empty sandbox folders kept for reuse would outlive us too.
+    llm_in_sandbox::workspace::release_recycled();
     code
 }
 

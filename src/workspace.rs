@@ -227,6 +227,15 @@ mod recycled {
         None
     }
 
+    /// Remove every folder waiting (each `TempDir` removes its folder when dropped).
+    pub(super) fn release() {
+        let waiting = match READY.lock() {
+            Ok(mut ready) => std::mem::take(&mut *ready),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        };
+        drop(waiting);
+    }
+
     fn is_empty(dir: &Dir) -> bool {
         dir.entries().is_ok_and(|mut e| e.next().is_none())
     }
@@ -296,9 +305,18 @@ pub fn claim_temp_root() -> io::Result<Vec<PathBuf>> {
     Ok(removed)
 }
 
+/// Remove the empty folders kept for the next sandbox (see [`recycled`]). Call it when the
+/// process is about to end, after its sandboxes are gone: the pool is a static, never dropped,
+/// so without this each process that ran sandboxes leaves up to 96 empty folders in the
+/// temporary folder.
+pub fn release_recycled() {
+    recycled::release();
+}
+
 /// Remove this process's folder of [`claim_temp_root`] and whatever is still in it (call it
 /// when the process is about to end, after its sandboxes are gone).
 pub fn release_temp_root() {
+    release_recycled();
     if let Some(own) = TEMP_ROOT.get() {
         let _ = crate::fsutil::remove_tree(own);
     }

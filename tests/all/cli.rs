@@ -603,3 +603,58 @@ fn exec_disk_quota_holds_for_python_too() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn perf_episodes_reports_rate_and_cpu_for_each_worker_count() {
+    let o = run(bin().args([
+        "perf",
+        "--episodes",
+        "--episodes-only",
+        "--episode-workers",
+        "1,3",
+    ]));
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{}", text(&o.stderr));
+    assert!(out.contains("| episodes per CPU-second |"), "{out}");
+    assert!(
+        out.contains("| workers | sandbox | runtime | model |"),
+        "{out}"
+    );
+    // One throughput row and one CPU row per worker count, every figure a number.
+    for workers in ["1", "3"] {
+        let rows: Vec<Vec<&str>> = out
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {workers} |")))
+            .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+            .collect();
+        assert_eq!(rows.len(), 2, "{out}");
+        assert_eq!(rows[0].len(), 9, "{out}");
+        assert_eq!(rows[1].len(), 6, "{out}");
+        for cell in rows.iter().flatten() {
+            let figure = cell.trim_end_matches(" MiB").trim_end_matches('%');
+            assert!(figure.parse::<f64>().is_ok(), "{cell:?} in\n{out}");
+        }
+    }
+}
+
+#[test]
+fn a_finished_command_leaves_no_sandbox_folder_in_the_temporary_folder() {
+    let temp = tempfile::tempdir().unwrap();
+    // Two calls: the folders of the first are kept for reuse, then must go at exit.
+    let o = run(bin().env("TMPDIR", temp.path()).args([
+        "exec",
+        "--",
+        "bash",
+        "-c",
+        "python3 -c 'print(1)'; python3 -c 'print(2)'",
+    ]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "1\n2\n");
+    let left: Vec<String> = std::fs::read_dir(temp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("llm-in-sandbox-"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -22,7 +22,11 @@ mod episodes {
     pub fn episode_overhead(_: &Arc<Runtime>, _: &tokio::runtime::Runtime) -> anyhow::Result<()> {
         anyhow::bail!("{WHY}")
     }
-    pub fn throughput(_: &Arc<Runtime>, _: &tokio::runtime::Runtime) -> anyhow::Result<()> {
+    pub fn throughput(
+        _: &Arc<Runtime>,
+        _: &tokio::runtime::Runtime,
+        _: &[usize],
+    ) -> anyhow::Result<()> {
         anyhow::bail!("{WHY}")
     }
     pub fn latency_throughput(
@@ -69,9 +73,20 @@ pub struct PerfArgs {
     #[arg(long)]
     compile: bool,
     /// Also measure whole episodes against a zero-latency fake model: the overhead of a
-    /// 10-step episode, and throughput and memory at 1, 16, 128 and 512 workers.
+    /// 10-step episode, and throughput, CPU and memory at each --episode-workers count.
     #[arg(long)]
     episodes: bool,
+    /// Worker counts for --episodes' throughput rows.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,16,128,512",
+        value_name = "N,..."
+    )]
+    episode_workers: Vec<usize>,
+    /// Only the --episodes rows (skip the start-up and per-command measurements).
+    #[arg(long, requires = "episodes")]
+    episodes_only: bool,
     /// Also load the stock snapshot (no pre-imported modules; compiled once if missing) and
     /// compare imports against the preloaded one.
     #[arg(long)]
@@ -146,10 +161,11 @@ pub struct PerfArgs {
 
 pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     let n = args.iterations.max(1);
-    let concurrent = args
-        .density
-        .unwrap_or(0)
-        .max(if args.episodes { 512 } else { 0 });
+    let concurrent = args.density.unwrap_or(0).max(if args.episodes {
+        args.episode_workers.iter().copied().max().unwrap_or(1)
+    } else {
+        0
+    });
     let concurrent = if args.serve {
         args.serve_clients.iter().copied().max().unwrap_or(1)
     } else {
@@ -181,6 +197,11 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
         latency_throughput(&runtime, &rt, latency, &args.latency_workers)?;
         return Ok(ExitCode::SUCCESS);
     }
+    if args.episodes_only {
+        episode_overhead(&runtime, &rt)?;
+        throughput(&runtime, &rt, &args.episode_workers)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut rows: Vec<Row> = Vec::new();
     let (native, preloaded_imports) = python_rows(global, &args, &rt, &runtime, &mut rows)?;
     shell_rows(&rt, &runtime, n, &mut rows)?;
@@ -201,7 +222,7 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     // them.
     if args.episodes {
         episode_overhead(&runtime, &rt)?;
-        throughput(&runtime, &rt)?;
+        throughput(&runtime, &rt, &args.episode_workers)?;
     }
     if let Some(latency) = args.model_latency {
         latency_throughput(&runtime, &rt, latency, &args.latency_workers)?;
