@@ -179,13 +179,8 @@ pub(super) fn latency_throughput(
 
 /// CPU time (user + system) this process has used, in seconds.
 fn cpu_seconds() -> f64 {
-    // SAFETY: getrusage writes into the struct we pass; nothing else is touched.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return 0.0;
-    }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(usage.ru_utime) + tv(usage.ru_stime)
+    let (user, kernel) = super::measure::process_cpu();
+    (user + kernel).as_secs_f64()
 }
 
 /// Where this process's CPU time went, by thread name (seconds, cumulative): the sandbox
