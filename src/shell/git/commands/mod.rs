@@ -2,11 +2,13 @@
 
 mod branch;
 mod changes;
+mod checkout;
 mod commit;
 mod grep;
 mod inspect;
 mod log;
 mod patch;
+mod reset;
 mod setup;
 mod stage;
 mod stash;
@@ -90,10 +92,10 @@ pub(super) async fn dispatch(
         "symbolic-ref" => inspect::symbolic_ref(&repo, args).await,
         "remote" => inspect::remote(&repo, args).await,
         "branch" => branch::branch(&repo, args).await,
-        "checkout" => branch::checkout(&repo, args).await,
-        "switch" => branch::switch(&repo, args).await,
-        "restore" => branch::restore(&repo, args).await,
-        "reset" => branch::reset(&repo, args).await,
+        "checkout" => checkout::checkout(&repo, args).await,
+        "switch" => checkout::switch(&repo, args).await,
+        "restore" => reset::restore(&repo, args).await,
+        "reset" => reset::reset(&repo, args).await,
         "tag" => branch::tag(&repo, args).await,
         "stash" => stash::stash(&repo, args).await,
         "apply" => patch::apply(&repo, args, stdin).await,

@@ -8,8 +8,8 @@ use super::super::objects::{Commit, Kind, Oid};
 use super::super::repo::{Flat, Repo};
 use super::super::worktree::WorkState;
 use super::super::{GitError, Output};
-use super::branch::switch_files;
 use super::changes::{Show, compare, print, snapshot};
+use super::checkout::switch_files;
 use super::{Pathspec, ident, option_value, unknown_option};
 
 const STASH: &str = "refs/stash";
