@@ -3,6 +3,7 @@
 mod branch;
 mod changes;
 mod checkout;
+mod clean;
 mod commit;
 mod grep;
 mod inspect;
@@ -80,7 +81,7 @@ pub(super) async fn dispatch(
         "commit" => commit::commit(&repo, args).await,
         "status" => status::status(&repo, args).await,
         "ls-files" => status::ls_files(&repo, args).await,
-        "clean" => status::clean(&repo, args).await,
+        "clean" => clean::clean(&repo, args).await,
         "diff" => inspect::diff(&repo, args).await,
         "show" => log::show(&repo, args).await,
         "log" => log::log(&repo, args).await,
