@@ -235,12 +235,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
     {
         task.prompts = Some(Prompts::default().load(&p)?);
     }
-    let shard = match &args.shard {
-        Some(s) => Some(
-            Shard::parse(s).with_context(|| format!("--shard {s:?}: give I/N with 0 <= I < N"))?,
-        ),
-        None => Shard::from_env(),
-    };
+    let shard = shard_of(&args)?;
     let mode = match args.mode {
         ModeArg::Sandbox => Mode::Sandbox,
         ModeArg::Llm => Mode::Llm,
@@ -294,14 +289,7 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         }
     })?;
     let Some(outcome) = outcome else {
-        let kept = eval::report::read_results(&run_dir.join("results.jsonl")).len();
-        eprintln!(
-            "llm-in-sandbox: interrupted; the {kept} rows finished are kept in {}: continue \
-             with --resume {}",
-            run_dir.display(),
-            run_dir.display()
-        );
-        return Ok(ExitCode::from(130));
+        return Ok(interrupted(&run_dir));
     };
     if outcome.resumed > 0 && matches!(progress, ProgressOutput::Human { .. }) {
         eprintln!(
@@ -317,6 +305,28 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         &run_dir,
         args.output.log_format == LogFormat::Json && !args.output.quiet,
     )
+}
+
+/// `--shard I/N`, else the shard a Kubernetes Indexed Job or a Slurm array gives, if any.
+fn shard_of(args: &BenchmarkArgs) -> anyhow::Result<Option<Shard>> {
+    Ok(match &args.shard {
+        Some(s) => Some(
+            Shard::parse(s).with_context(|| format!("--shard {s:?}: give I/N with 0 <= I < N"))?,
+        ),
+        None => Shard::from_env(),
+    })
+}
+
+/// After Ctrl-C: where the finished rows are and how to go on; exit code 130.
+fn interrupted(run_dir: &std::path::Path) -> ExitCode {
+    let kept = eval::report::read_results(&run_dir.join("results.jsonl")).len();
+    eprintln!(
+        "llm-in-sandbox: interrupted; the {kept} rows finished are kept in {}: continue \
+         with --resume {}",
+        run_dir.display(),
+        run_dir.display()
+    );
+    ExitCode::from(130)
 }
 
 /// The task `--task` or `--data` names, its warnings shown, set up as the flags ask (where

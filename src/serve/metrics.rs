@@ -60,8 +60,16 @@ impl Metrics {
     /// The Prometheus text; `kept_bytes` is what idle instance slots keep resident now,
     /// `instances` the Python instances alive now.
     pub fn render(&self, kept_bytes: u64, instances: u64) -> String {
-        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let mut s = String::new();
+        self.render_gauges_and_counters(&mut s, kept_bytes, instances);
+        self.render_responses(&mut s);
+        self.render_latency(&mut s);
+        s
+    }
+
+    /// The metrics of one value each.
+    fn render_gauges_and_counters(&self, s: &mut String, kept_bytes: u64, instances: u64) {
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let mut one = |name: &str, kind: &str, help: &str, v: u64| {
             let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}");
         };
@@ -119,6 +127,11 @@ impl Metrics {
             "Bytes of idle slot memory given back.",
             g(&self.released_bytes),
         );
+    }
+
+    /// Responses by status class.
+    fn render_responses(&self, s: &mut String) {
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let _ = writeln!(
             s,
             "# HELP llm_in_sandbox_responses_total HTTP responses by status class.\n\
@@ -132,6 +145,11 @@ impl Metrics {
                 g(c)
             );
         }
+    }
+
+    /// The call latency histogram.
+    fn render_latency(&self, s: &mut String) {
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let _ = writeln!(
             s,
             "# HELP llm_in_sandbox_call_seconds Latency of sandbox calls.\n\
@@ -152,7 +170,6 @@ impl Metrics {
              llm_in_sandbox_call_seconds_count {n}",
             g(&self.call_micros) as f64 / 1e6
         );
-        s
     }
 }
 

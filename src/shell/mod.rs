@@ -13,7 +13,7 @@ mod waits;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use bashkit::{Bash, ExecutionLimits, NetworkAllowlist, PosixFs, SessionLimits};
+use bashkit::{Bash, BashBuilder, ExecutionLimits, NetworkAllowlist, PosixFs, SessionLimits};
 
 pub use crate::sandbox::NetworkPolicy;
 pub(crate) use observation::strip_terminal_codes;
@@ -202,21 +202,9 @@ impl Shell {
         Shell::at_depth(sandbox, settings, 0)
     }
 
-    /// A shell for commands that a `python3` started `depth` shells deep (0: the episode's).
-    fn at_depth(
-        sandbox: Arc<Sandbox>,
-        settings: ShellSettings,
-        depth: u32,
-    ) -> Result<Shell, ShellError> {
-        // The sandbox's own directory handles, shared: no extra file descriptors per shell.
-        let ws = sandbox.workspace().shared_dir();
-        let tmp = sandbox.scratch_shared();
-        let home = sandbox.home_shared();
-        let quota = sandbox.quota().clone();
-        let pip = PipCommand::shared(sandbox.runtime());
-        let faults = Arc::new(Mutex::new(None));
-        let call_deadline = Arc::new(Mutex::new(None));
-        let stop = Arc::new(tokio::sync::watch::Sender::new(false));
+    /// bashkit's builder with the shell's identity, working directory, limits (only the
+    /// settings' timeout and output caps), network and environment; no builtins of ours yet.
+    fn base_builder(sandbox: &Sandbox, settings: &ShellSettings) -> BashBuilder {
         let limits = ExecutionLimits::new()
             .max_commands(usize::MAX)
             .max_loop_iterations(usize::MAX)
@@ -235,6 +223,25 @@ impl Shell {
         for (k, v) in sandbox.env() {
             b = b.env(k, v);
         }
+        b
+    }
+
+    /// A shell for commands that a `python3` started `depth` shells deep (0: the episode's).
+    fn at_depth(
+        sandbox: Arc<Sandbox>,
+        settings: ShellSettings,
+        depth: u32,
+    ) -> Result<Shell, ShellError> {
+        // The sandbox's own directory handles, shared: no extra file descriptors per shell.
+        let ws = sandbox.workspace().shared_dir();
+        let tmp = sandbox.scratch_shared();
+        let home = sandbox.home_shared();
+        let quota = sandbox.quota().clone();
+        let pip = PipCommand::shared(sandbox.runtime());
+        let faults = Arc::new(Mutex::new(None));
+        let call_deadline = Arc::new(Mutex::new(None));
+        let stop = Arc::new(tokio::sync::watch::Sender::new(false));
+        let mut b = Shell::base_builder(&sandbox, &settings);
         let python = || {
             Box::new(PythonCommand {
                 sandbox: sandbox.clone(),

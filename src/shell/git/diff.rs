@@ -431,6 +431,38 @@ fn scale(it: usize, width: usize, max: usize) -> usize {
     }
 }
 
+/// A file name cut to `width` characters by its start (`...tail`), as `--stat` shows it.
+fn fit_name(name: &str, width: usize) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() > width {
+        let keep = width.saturating_sub(3);
+        let tail: String = chars[chars.len() - keep..].iter().collect();
+        format!("...{tail}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The `+` and `-` counts of a `--stat` bar: the lines themselves, or scaled down to
+/// `graph_width` when the largest change does not fit (a mixed change keeps both signs).
+fn bar(added: usize, removed: usize, graph_width: usize, max_change: usize) -> (usize, usize) {
+    let (mut add, mut del) = (added, removed);
+    if graph_width <= max_change {
+        let mut t = scale(add + del, graph_width, max_change);
+        if t < 2 && add > 0 && del > 0 {
+            t = 2;
+        }
+        if add < del {
+            add = scale(add, graph_width, max_change);
+            del = t - add;
+        } else {
+            del = scale(del, graph_width, max_change);
+            add = t - del;
+        }
+    }
+    (add, del)
+}
+
 /// The `--stat` block (rows and summary) for an 80-column output, as git lays it out.
 pub(super) fn stat(rows: &[StatRow]) -> String {
     if rows.is_empty() {
@@ -479,14 +511,7 @@ pub(super) fn stat(rows: &[StatRow]) -> String {
     }
     let mut out = String::new();
     for r in rows {
-        let chars: Vec<char> = r.name.chars().collect();
-        let name = if chars.len() > name_width {
-            let keep = name_width.saturating_sub(3);
-            let tail: String = chars[chars.len() - keep..].iter().collect();
-            format!("...{tail}")
-        } else {
-            r.name.clone()
-        };
+        let name = fit_name(&r.name, name_width);
         let pad = name_width.saturating_sub(name.chars().count());
         out.push_str(&format!(" {name}{} |", " ".repeat(pad)));
         if let Some((old, new)) = r.binary {
@@ -497,23 +522,10 @@ pub(super) fn stat(rows: &[StatRow]) -> String {
             out.push('\n');
             continue;
         }
-        let (mut add, mut del) = (r.added, r.removed);
-        let total = add + del;
+        let total = r.added + r.removed;
         out.push_str(&format!(" {:>number_width$}", total));
         if total > 0 {
-            if graph_width <= max_change {
-                let mut t = scale(total, graph_width, max_change);
-                if t < 2 && add > 0 && del > 0 {
-                    t = 2;
-                }
-                if add < del {
-                    add = scale(add, graph_width, max_change);
-                    del = t - add;
-                } else {
-                    del = scale(del, graph_width, max_change);
-                    add = t - del;
-                }
-            }
+            let (add, del) = bar(r.added, r.removed, graph_width, max_change);
             out.push(' ');
             out.push_str(&"+".repeat(add));
             out.push_str(&"-".repeat(del));

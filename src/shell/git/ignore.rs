@@ -21,43 +21,7 @@ fn matches(p: &[u8], t: &[u8], pathname: bool, steps: &mut usize) -> Option<bool
             return None;
         }
         match p[pi] {
-            b'*' => {
-                let double = p.get(pi + 1) == Some(&b'*');
-                let mut next = pi + 1;
-                while p.get(next) == Some(&b'*') {
-                    next += 1;
-                }
-                // `**` counts only as a whole component: `**/`, `/**`, `/**/`.
-                let at_start = pi == 0 || p[pi - 1] == b'/';
-                let at_end = next == p.len() || p[next] == b'/';
-                let any = !pathname || (double && at_start && at_end);
-                if next == p.len() {
-                    return Some(any || !t[ti..].contains(&b'/'));
-                }
-                if any && double && pathname && p[next] == b'/' {
-                    // `**/rest`: rest at this folder or any below it.
-                    let rest = &p[next + 1..];
-                    let mut i = ti;
-                    loop {
-                        if matches(rest, &t[i..], pathname, steps)? {
-                            return Some(true);
-                        }
-                        match t[i..].iter().position(|b| *b == b'/') {
-                            Some(s) => i += s + 1,
-                            None => return Some(false),
-                        }
-                    }
-                }
-                for i in ti..=t.len() {
-                    if matches(&p[next..], &t[i..], pathname, steps)? {
-                        return Some(true);
-                    }
-                    if i < t.len() && !any && t[i] == b'/' {
-                        return Some(false);
-                    }
-                }
-                return Some(false);
-            }
+            b'*' => return star(p, pi, t, ti, pathname, steps),
             b'?' => {
                 match t.get(ti) {
                     Some(b'/') if pathname => return Some(false),
@@ -106,6 +70,52 @@ fn matches(p: &[u8], t: &[u8], pathname: bool, steps: &mut usize) -> Option<bool
         }
     }
     Some(ti == t.len())
+}
+
+/// The rest of `t` from `ti` against the pattern from the `*` (or `**`) at `p[pi]`.
+fn star(
+    p: &[u8],
+    pi: usize,
+    t: &[u8],
+    ti: usize,
+    pathname: bool,
+    steps: &mut usize,
+) -> Option<bool> {
+    let double = p.get(pi + 1) == Some(&b'*');
+    let mut next = pi + 1;
+    while p.get(next) == Some(&b'*') {
+        next += 1;
+    }
+    // `**` counts only as a whole component: `**/`, `/**`, `/**/`.
+    let at_start = pi == 0 || p[pi - 1] == b'/';
+    let at_end = next == p.len() || p[next] == b'/';
+    let any = !pathname || (double && at_start && at_end);
+    if next == p.len() {
+        return Some(any || !t[ti..].contains(&b'/'));
+    }
+    if any && double && pathname && p[next] == b'/' {
+        // `**/rest`: rest at this folder or any below it.
+        let rest = &p[next + 1..];
+        let mut i = ti;
+        loop {
+            if matches(rest, &t[i..], pathname, steps)? {
+                return Some(true);
+            }
+            match t[i..].iter().position(|b| *b == b'/') {
+                Some(s) => i += s + 1,
+                None => return Some(false),
+            }
+        }
+    }
+    for i in ti..=t.len() {
+        if matches(&p[next..], &t[i..], pathname, steps)? {
+            return Some(true);
+        }
+        if i < t.len() && !any && t[i] == b'/' {
+            return Some(false);
+        }
+    }
+    Some(false)
 }
 
 /// A `[...]` class at the start of `p`: whether `c` is in it, and the class's length.

@@ -243,19 +243,7 @@ async fn run(
             })
         };
         match a {
-            "-C" => {
-                let dir = value(&mut i)?;
-                let target = normalize(&inv.cwd, &dir);
-                if files::root_of(&target).is_none() {
-                    return Err(GitError::Outside(target));
-                }
-                if !inv.files.is_dir(&target).await? {
-                    return Err(GitError::Fatal(format!(
-                        "cannot change to '{dir}': No such file or directory"
-                    )));
-                }
-                inv.cwd = target;
-            }
+            "-C" => change_dir(&mut inv, &value(&mut i)?).await?,
             "-c" => {
                 let kv = value(&mut i)?;
                 let (k, v) = kv.split_once('=').unwrap_or((&kv, "true"));
@@ -297,13 +285,34 @@ async fn run(
         });
     };
     let rest = &args[i + 1..];
-    if let Some((_, why)) = UNSUPPORTED.iter().find(|(n, _)| n == cmd) {
+    check_supported(cmd)?;
+    commands::dispatch(inv, cmd, rest, stdin).await
+}
+
+/// `-C DIR`: later paths are relative to `DIR`, which must exist inside the sandbox.
+async fn change_dir(inv: &mut Invocation, dir: &str) -> Result<(), GitError> {
+    let target = normalize(&inv.cwd, dir);
+    if files::root_of(&target).is_none() {
+        return Err(GitError::Outside(target));
+    }
+    if !inv.files.is_dir(&target).await? {
+        return Err(GitError::Fatal(format!(
+            "cannot change to '{dir}': No such file or directory"
+        )));
+    }
+    inv.cwd = target;
+    Ok(())
+}
+
+/// Commands this git leaves out fail with a reason rather than as unknown.
+fn check_supported(cmd: &str) -> Result<(), GitError> {
+    if let Some((_, why)) = UNSUPPORTED.iter().find(|(n, _)| *n == cmd) {
         return Err(GitError::Failed {
             text: format!("git: '{cmd}' is not supported in this sandbox: {why}\n"),
             code: 1,
         });
     }
-    if NOT_IMPLEMENTED.contains(&cmd.as_str()) {
+    if NOT_IMPLEMENTED.contains(&cmd) {
         return Err(GitError::Failed {
             text: format!(
                 "git: '{cmd}' is not supported in this sandbox: this git implements the everyday \
@@ -312,5 +321,5 @@ async fn run(
             code: 1,
         });
     }
-    commands::dispatch(inv, cmd, rest, stdin).await
+    Ok(())
 }

@@ -407,6 +407,17 @@ async fn patch(
     {
         return Ok(fd);
     }
+    let Some(mut h) = header_lines(c, show) else {
+        return Ok(fd);
+    };
+    h.push_str(&index_lines(repo, c, show, &fd).await?);
+    out.extend_from_slice(h.as_bytes());
+    out.extend_from_slice(&fd.hunks);
+    Ok(fd)
+}
+
+/// `diff --git a/x b/y` and the mode and rename lines under it; None when neither side exists.
+fn header_lines(c: &Change, show: &Show) -> Option<String> {
     let mut h = format!(
         "diff --git {} {}\n",
         label(&show.src_prefix, &c.old_path),
@@ -431,8 +442,20 @@ async fn patch(
                 ));
             }
         }
-        (None, None) => return Ok(fd),
+        (None, None) => return None,
     }
+    Some(h)
+}
+
+/// The `index OLD..NEW [MODE]` line and the `---`/`+++` (or `Binary files`) lines, when the
+/// content changed.
+async fn index_lines(
+    repo: &Repo,
+    c: &Change,
+    show: &Show,
+    fd: &FileDiff,
+) -> Result<String, GitError> {
+    let mut h = String::new();
     let old_oid = c.old.as_ref().map_or(Oid::ZERO, |s| s.oid);
     let new_oid = c.new.as_ref().map_or(Oid::ZERO, |s| s.oid);
     if old_oid != new_oid {
@@ -470,9 +493,7 @@ async fn patch(
             h.push_str(&format!("--- {from}\n+++ {to}\n"));
         }
     }
-    out.extend_from_slice(h.as_bytes());
-    out.extend_from_slice(&fd.hunks);
-    Ok(fd)
+    Ok(h)
 }
 
 /// A `--raw` line: modes, ids (zeros for a work tree file git has not stored), letter, paths.

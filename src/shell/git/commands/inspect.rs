@@ -242,36 +242,11 @@ pub(super) async fn rev_parse(repo: &Repo, args: &[String]) -> Result<Output, Gi
     let (mut verify, mut quiet, mut short, mut abbrev_ref, mut symbolic) =
         (false, false, None::<usize>, false, false);
     for a in args {
+        if let Some(text) = repository_fact(repo, a) {
+            o.out(text);
+            continue;
+        }
         match a.as_str() {
-            "--show-toplevel" => o.out(format!("{}\n", repo.work_tree)),
-            "--git-dir" => {
-                let rel = super::super::files::below(&repo.git_dir, &repo.cwd)
-                    .filter(|r| !r.is_empty() && !r.contains('/'));
-                o.out(format!("{}\n", rel.unwrap_or(&repo.git_dir)));
-            }
-            "--absolute-git-dir" | "--git-common-dir" => o.out(format!("{}\n", repo.git_dir)),
-            "--is-inside-work-tree" => o.out("true\n"),
-            "--is-inside-git-dir" | "--is-bare-repository" | "--is-shallow-repository" => {
-                o.out("false\n")
-            }
-            "--show-prefix" => {
-                let p = repo.prefix().unwrap_or("");
-                o.out(if p.is_empty() {
-                    "\n".to_string()
-                } else {
-                    format!("{p}/\n")
-                });
-            }
-            "--show-cdup" => {
-                let depth = repo.prefix().map_or(0, |p| {
-                    if p.is_empty() {
-                        0
-                    } else {
-                        p.split('/').count()
-                    }
-                });
-                o.out(format!("{}\n", "../".repeat(depth)));
-            }
             "--verify" => verify = true,
             "-q" | "--quiet" => quiet = true,
             "--short" => short = Some(7),
@@ -282,47 +257,15 @@ pub(super) async fn rev_parse(repo: &Repo, args: &[String]) -> Result<Output, Gi
                 short = Some(a[8..].parse().map_err(|_| unknown_option("rev-parse", a))?)
             }
             a if a.starts_with('-') => return Err(unknown_option("rev-parse", a)),
+            spec if abbrev_ref || symbolic => {
+                o.out(symbolic_name(repo, spec, abbrev_ref).await?);
+            }
             spec => {
-                if abbrev_ref || symbolic {
-                    let name = if spec == "HEAD" || spec == "@" {
-                        match repo.head().await? {
-                            Head::Branch(r) => Some(r),
-                            Head::Detached(_) => Some("HEAD".to_string()),
-                        }
-                    } else {
-                        repo.dwim_ref(spec).await?.map(|(r, _)| r)
-                    };
-                    match name {
-                        Some(r) if abbrev_ref => {
-                            let short = r
-                                .strip_prefix("refs/heads/")
-                                .or_else(|| r.strip_prefix("refs/tags/"))
-                                .or_else(|| r.strip_prefix("refs/remotes/"))
-                                .unwrap_or(&r);
-                            o.out(format!("{short}\n"));
-                        }
-                        Some(r) => {
-                            if r != "HEAD" {
-                                o.out(format!("{r}\n"));
-                            }
-                        }
-                        None => return Err(bad_rev(spec)),
-                    }
-                    continue;
-                }
                 let (spec, peel_commit) = match spec.strip_suffix("^{commit}") {
                     Some(s) => (s, true),
                     None => (spec, false),
                 };
-                let found = repo.try_resolve(spec).await?;
-                let found = match (found, peel_commit) {
-                    (Some(oid), true) => match repo.peel(oid).await? {
-                        (c, Kind::Commit) => Some(c),
-                        _ => None,
-                    },
-                    (f, _) => f,
-                };
-                match found {
+                match resolve_spec(repo, spec, peel_commit).await? {
                     Some(oid) => match short {
                         Some(n) => o.out(format!("{}\n", repo.abbrev(&oid, n).await?)),
                         None => o.out(format!("{}\n", oid.hex())),
@@ -345,6 +288,81 @@ pub(super) async fn rev_parse(repo: &Repo, args: &[String]) -> Result<Output, Gi
         }
     }
     Ok(o)
+}
+
+/// What `rev-parse` prints for an option that asks about the repository (`--show-toplevel`,
+/// `--git-dir`, ...), or None for any other argument.
+fn repository_fact(repo: &Repo, a: &str) -> Option<String> {
+    Some(match a {
+        "--show-toplevel" => format!("{}\n", repo.work_tree),
+        "--git-dir" => {
+            let rel = super::super::files::below(&repo.git_dir, &repo.cwd)
+                .filter(|r| !r.is_empty() && !r.contains('/'));
+            format!("{}\n", rel.unwrap_or(&repo.git_dir))
+        }
+        "--absolute-git-dir" | "--git-common-dir" => format!("{}\n", repo.git_dir),
+        "--is-inside-work-tree" => "true\n".into(),
+        "--is-inside-git-dir" | "--is-bare-repository" | "--is-shallow-repository" => {
+            "false\n".into()
+        }
+        "--show-prefix" => {
+            let p = repo.prefix().unwrap_or("");
+            if p.is_empty() {
+                "\n".to_string()
+            } else {
+                format!("{p}/\n")
+            }
+        }
+        "--show-cdup" => {
+            let depth = repo.prefix().map_or(0, |p| {
+                if p.is_empty() {
+                    0
+                } else {
+                    p.split('/').count()
+                }
+            });
+            format!("{}\n", "../".repeat(depth))
+        }
+        _ => return None,
+    })
+}
+
+/// `--abbrev-ref` (the short name) or `--symbolic-full-name` (the full ref, nothing for a
+/// detached `HEAD`) of `spec`.
+async fn symbolic_name(repo: &Repo, spec: &str, abbrev_ref: bool) -> Result<String, GitError> {
+    let name = if spec == "HEAD" || spec == "@" {
+        match repo.head().await? {
+            Head::Branch(r) => Some(r),
+            Head::Detached(_) => Some("HEAD".to_string()),
+        }
+    } else {
+        repo.dwim_ref(spec).await?.map(|(r, _)| r)
+    };
+    match name {
+        Some(r) if abbrev_ref => {
+            let short = r
+                .strip_prefix("refs/heads/")
+                .or_else(|| r.strip_prefix("refs/tags/"))
+                .or_else(|| r.strip_prefix("refs/remotes/"))
+                .unwrap_or(&r);
+            Ok(format!("{short}\n"))
+        }
+        Some(r) if r != "HEAD" => Ok(format!("{r}\n")),
+        Some(_) => Ok(String::new()),
+        None => Err(bad_rev(spec)),
+    }
+}
+
+/// The object `spec` names, peeled to a commit when `peel_commit` (`REV^{commit}`).
+async fn resolve_spec(repo: &Repo, spec: &str, peel_commit: bool) -> Result<Option<Oid>, GitError> {
+    let found = repo.try_resolve(spec).await?;
+    Ok(match (found, peel_commit) {
+        (Some(oid), true) => match repo.peel(oid).await? {
+            (c, Kind::Commit) => Some(c),
+            _ => None,
+        },
+        (f, _) => f,
+    })
 }
 
 /// An error that keeps what was printed before it.

@@ -2,11 +2,14 @@
 
 mod branch;
 mod changes;
+mod checkout;
+mod clean;
 mod commit;
 mod grep;
 mod inspect;
 mod log;
 mod patch;
+mod reset;
 mod setup;
 mod stage;
 mod stash;
@@ -78,7 +81,7 @@ pub(super) async fn dispatch(
         "commit" => commit::commit(&repo, args).await,
         "status" => status::status(&repo, args).await,
         "ls-files" => status::ls_files(&repo, args).await,
-        "clean" => status::clean(&repo, args).await,
+        "clean" => clean::clean(&repo, args).await,
         "diff" => inspect::diff(&repo, args).await,
         "show" => log::show(&repo, args).await,
         "log" => log::log(&repo, args).await,
@@ -90,10 +93,10 @@ pub(super) async fn dispatch(
         "symbolic-ref" => inspect::symbolic_ref(&repo, args).await,
         "remote" => inspect::remote(&repo, args).await,
         "branch" => branch::branch(&repo, args).await,
-        "checkout" => branch::checkout(&repo, args).await,
-        "switch" => branch::switch(&repo, args).await,
-        "restore" => branch::restore(&repo, args).await,
-        "reset" => branch::reset(&repo, args).await,
+        "checkout" => checkout::checkout(&repo, args).await,
+        "switch" => checkout::switch(&repo, args).await,
+        "restore" => reset::restore(&repo, args).await,
+        "reset" => reset::reset(&repo, args).await,
         "tag" => branch::tag(&repo, args).await,
         "stash" => stash::stash(&repo, args).await,
         "apply" => patch::apply(&repo, args, stdin).await,

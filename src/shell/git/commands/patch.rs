@@ -4,7 +4,7 @@
 
 use super::super::diff::lines;
 use super::super::files::normalize;
-use super::super::index::Entry;
+use super::super::index::{Entry, Index};
 use super::super::objects::{Kind, MODE_FILE};
 use super::super::repo::Repo;
 use super::super::{GitError, Output};
@@ -60,8 +60,6 @@ fn parse(text: &[u8], strip: usize) -> Result<Vec<FilePatch>, GitError> {
     let mut out: Vec<FilePatch> = Vec::new();
     let mut cur: Option<FilePatch> = None;
     let mut i = 0;
-    let bad =
-        |n: usize, why: &str| failed(format!("error: corrupt patch at line {}: {why}\n", n + 1));
     while i < all.len() {
         let line = String::from_utf8_lossy(all[i]);
         let l = line.trim_end_matches(['\n', '\r']);
@@ -114,55 +112,10 @@ fn parse(text: &[u8], strip: usize) -> Result<Vec<FilePatch>, GitError> {
                 i += 1;
             }
         } else if l.starts_with("@@ ") {
-            let f = cur.as_mut().ok_or_else(|| bad(i, "hunk outside a file"))?;
-            let mut words = l.split(' ');
-            words.next();
-            let old = words
-                .next()
-                .and_then(parse_range)
-                .ok_or_else(|| bad(i, "bad hunk header"))?;
-            let new = words
-                .next()
-                .and_then(parse_range)
-                .ok_or_else(|| bad(i, "bad hunk header"))?;
-            let (mut need_old, mut need_new) = (old.1, new.1);
-            let mut h = Hunk {
-                old_start: old.0,
-                lines: Vec::new(),
-            };
-            i += 1;
-            while i < all.len() && (need_old > 0 || need_new > 0) {
-                let raw = all[i];
-                let (mark, body) = match raw.first() {
-                    Some(b' ') | Some(b'-') | Some(b'+') => (raw[0], raw[1..].to_vec()),
-                    // An empty context line whose space was lost.
-                    Some(b'\n') => (b' ', b"\n".to_vec()),
-                    Some(b'\\') => {
-                        i += 1;
-                        continue;
-                    }
-                    _ => return Err(bad(i, "unexpected line in hunk")),
-                };
-                match mark {
-                    b' ' => {
-                        need_old = need_old.saturating_sub(1);
-                        need_new = need_new.saturating_sub(1);
-                    }
-                    b'-' => need_old = need_old.saturating_sub(1),
-                    _ => need_new = need_new.saturating_sub(1),
-                }
-                h.lines.push((mark, body));
-                i += 1;
-            }
-            // `\ No newline at end of file` after the hunk's last line.
-            while i < all.len() && all[i].starts_with(b"\\") {
-                if let Some(last) = h.lines.last_mut()
-                    && last.1.ends_with(b"\n")
-                {
-                    last.1.pop();
-                }
-                i += 1;
-            }
+            let f = cur
+                .as_mut()
+                .ok_or_else(|| corrupt(i, "hunk outside a file"))?;
+            let h = parse_hunk(&all, &mut i, l)?;
             f.hunks.push(h);
             continue;
         }
@@ -173,6 +126,64 @@ fn parse(text: &[u8], strip: usize) -> Result<Vec<FilePatch>, GitError> {
     }
     out.retain(|f| !f.hunks.is_empty() || f.old != f.new || f.new_mode.is_some());
     Ok(out)
+}
+
+fn corrupt(n: usize, why: &str) -> GitError {
+    failed(format!("error: corrupt patch at line {}: {why}\n", n + 1))
+}
+
+/// The hunk whose `@@` header `header` is at `all[*i]`, leaving `*i` after its last line (and
+/// after any `\ No newline at end of file`).
+fn parse_hunk(all: &[&[u8]], i: &mut usize, header: &str) -> Result<Hunk, GitError> {
+    let mut words = header.split(' ');
+    words.next();
+    let old = words
+        .next()
+        .and_then(parse_range)
+        .ok_or_else(|| corrupt(*i, "bad hunk header"))?;
+    let new = words
+        .next()
+        .and_then(parse_range)
+        .ok_or_else(|| corrupt(*i, "bad hunk header"))?;
+    let (mut need_old, mut need_new) = (old.1, new.1);
+    let mut h = Hunk {
+        old_start: old.0,
+        lines: Vec::new(),
+    };
+    *i += 1;
+    while *i < all.len() && (need_old > 0 || need_new > 0) {
+        let raw = all[*i];
+        let (mark, body) = match raw.first() {
+            Some(b' ') | Some(b'-') | Some(b'+') => (raw[0], raw[1..].to_vec()),
+            // An empty context line whose space was lost.
+            Some(b'\n') => (b' ', b"\n".to_vec()),
+            Some(b'\\') => {
+                *i += 1;
+                continue;
+            }
+            _ => return Err(corrupt(*i, "unexpected line in hunk")),
+        };
+        match mark {
+            b' ' => {
+                need_old = need_old.saturating_sub(1);
+                need_new = need_new.saturating_sub(1);
+            }
+            b'-' => need_old = need_old.saturating_sub(1),
+            _ => need_new = need_new.saturating_sub(1),
+        }
+        h.lines.push((mark, body));
+        *i += 1;
+    }
+    // `\ No newline at end of file` after the hunk's last line.
+    while *i < all.len() && all[*i].starts_with(b"\\") {
+        if let Some(last) = h.lines.last_mut()
+            && last.1.ends_with(b"\n")
+        {
+            last.1.pop();
+        }
+        *i += 1;
+    }
+    Ok(h)
 }
 
 fn reverse(f: &FilePatch) -> FilePatch {
@@ -251,22 +262,76 @@ struct Outcome {
     mode: u32,
 }
 
+/// What `git apply` was asked to do.
+#[derive(Default)]
+struct ApplyOptions {
+    check: bool,
+    cached: bool,
+    index_too: bool,
+    rev: bool,
+    strip: usize,
+    verbose: bool,
+}
+
 /// `git apply [--check] [--cached | --index] [-R] [-pN] [-v] [PATCH...]`.
 pub(super) async fn apply(
     repo: &Repo,
     args: &[String],
     stdin: Option<Vec<u8>>,
 ) -> Result<Output, GitError> {
-    let (mut check, mut cached, mut index_too, mut rev, mut strip, mut verbose) =
-        (false, false, false, false, 1usize, false);
+    let (opts, inputs) = parse_apply_options(repo, args, stdin).await?;
+    let mut o = Output::default();
+    let mut index = repo.index().await?;
+    // Every result first, then every write: all or nothing.
+    let mut results: Vec<Outcome> = Vec::new();
+    for (name, text) in &inputs {
+        let patches = parse(text, opts.strip)?;
+        if patches.is_empty() {
+            return Err(failed(format!(
+                "error: No valid patches in input (allow with \"--allow-empty\")\n{name}\n"
+            )));
+        }
+        for p in patches {
+            let p = if opts.rev { reverse(&p) } else { p };
+            let shown = p.new.clone().or_else(|| p.old.clone()).unwrap_or_default();
+            if opts.verbose {
+                o.err(format!("Checking patch {shown}...\n"));
+            }
+            results.push(outcome(repo, &index, &p, &opts).await?);
+        }
+    }
+    if opts.check {
+        return Ok(o);
+    }
+    for r in results {
+        repo.files.tick()?;
+        write_outcome(repo, &mut index, r, &opts, &mut o).await?;
+    }
+    if opts.cached || opts.index_too {
+        repo.save_index(&index).await?;
+    }
+    Ok(o)
+}
+
+/// The options, and the patches to read as (name, text): the files named, `-` or nothing for
+/// standard input.
+async fn parse_apply_options(
+    repo: &Repo,
+    args: &[String],
+    stdin: Option<Vec<u8>>,
+) -> Result<(ApplyOptions, Vec<(String, Vec<u8>)>), GitError> {
+    let mut o = ApplyOptions {
+        strip: 1,
+        ..ApplyOptions::default()
+    };
     let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
     for a in args {
         match a.as_str() {
-            "--check" => check = true,
-            "--cached" => cached = true,
-            "--index" => index_too = true,
-            "-R" | "--reverse" => rev = true,
-            "-v" | "--verbose" => verbose = true,
+            "--check" => o.check = true,
+            "--cached" => o.cached = true,
+            "--index" => o.index_too = true,
+            "-R" | "--reverse" => o.rev = true,
+            "-v" | "--verbose" => o.verbose = true,
             "--allow-empty" | "--unidiff-zero" | "--recount" | "--inaccurate-eof" => {}
             "-3" | "--3way" | "--reject" => {
                 return Err(failed(format!(
@@ -277,7 +342,7 @@ pub(super) async fn apply(
                 || a.starts_with("--exclude")
                 || a.starts_with("--include") => {}
             a if a.starts_with("-p") && a[2..].parse::<usize>().is_ok() => {
-                strip = a[2..].parse().unwrap_or(1)
+                o.strip = a[2..].parse().unwrap_or(1)
             }
             "-" => inputs.push(("<stdin>".into(), stdin.clone().unwrap_or_default())),
             a if a.starts_with('-') => return Err(unknown_option("apply", a)),
@@ -290,126 +355,125 @@ pub(super) async fn apply(
     if inputs.is_empty() {
         inputs.push(("<stdin>".into(), stdin.unwrap_or_default()));
     }
-    let mut o = Output::default();
-    let mut index = repo.index().await?;
-    // Every result first, then every write: all or nothing.
-    let mut results: Vec<Outcome> = Vec::new();
-    for (name, text) in &inputs {
-        let patches = parse(text, strip)?;
-        if patches.is_empty() {
-            return Err(failed(format!(
-                "error: No valid patches in input (allow with \"--allow-empty\")\n{name}\n"
-            )));
-        }
-        for p in patches {
-            let p = if rev { reverse(&p) } else { p };
-            let shown = p.new.clone().or_else(|| p.old.clone()).unwrap_or_default();
-            if verbose {
-                o.err(format!("Checking patch {shown}...\n"));
+    Ok((o, inputs))
+}
+
+/// What applying one file's patch gives, without writing anything.
+async fn outcome(
+    repo: &Repo,
+    index: &Index,
+    p: &FilePatch,
+    opts: &ApplyOptions,
+) -> Result<Outcome, GitError> {
+    let old_path = p
+        .old
+        .as_deref()
+        .map(|x| repo.repo_path(&normalize(&repo.work_tree, x)))
+        .transpose()?;
+    let new_path = p
+        .new
+        .as_deref()
+        .map(|x| repo.repo_path(&normalize(&repo.work_tree, x)))
+        .transpose()?;
+    let (current, mode) = match &old_path {
+        Some(op) => patched_file(repo, index, op, opts).await?,
+        None => {
+            if let Some(np) = &new_path
+                && (repo.files.lstat(&repo.abs(np)).await?.is_some() && !opts.cached
+                    || index.get(np).is_some() && (opts.cached || opts.index_too))
+            {
+                return Err(failed(format!(
+                    "error: {np}: already exists in working directory\n"
+                )));
             }
-            let old_path = p
-                .old
-                .as_deref()
-                .map(|x| repo.repo_path(&normalize(&repo.work_tree, x)))
-                .transpose()?;
-            let new_path = p
-                .new
-                .as_deref()
-                .map(|x| repo.repo_path(&normalize(&repo.work_tree, x)))
-                .transpose()?;
-            let (current, mode) = match &old_path {
-                Some(op) => {
-                    let from_index = index.get(op).map(|e| (e.oid, e.mode));
-                    if cached {
-                        let (oid, mode) = from_index.ok_or_else(|| {
-                            failed(format!("error: {op}: does not exist in index\n"))
-                        })?;
-                        (repo.read_kind(&oid, Kind::Blob).await?, mode)
-                    } else {
-                        let abs = repo.abs(op);
-                        let Some(meta) = repo.files.lstat(&abs).await? else {
-                            return Err(failed(format!(
-                                "error: {op}: No such file or directory\n"
-                            )));
-                        };
-                        if index_too && from_index.is_none() {
-                            return Err(failed(format!("error: {op}: does not exist in index\n")));
-                        }
-                        let (mode, data) = repo.read_work(op, &meta).await?;
-                        (data, mode)
-                    }
-                }
-                None => {
-                    if let Some(np) = &new_path
-                        && (repo.files.lstat(&repo.abs(np)).await?.is_some() && !cached
-                            || index.get(np).is_some() && (cached || index_too))
-                    {
-                        return Err(failed(format!(
-                            "error: {np}: already exists in working directory\n"
-                        )));
-                    }
-                    (Vec::new(), MODE_FILE)
-                }
-            };
-            let new_content = apply_hunks(&current, &p.hunks).map_err(|line| {
-                failed(format!(
-                    "error: patch failed: {}:{line}\nerror: {}: patch does not apply\n",
-                    old_path.clone().unwrap_or_default(),
-                    old_path.clone().unwrap_or_default()
-                ))
-            })?;
-            let mode = p.new_mode.unwrap_or(mode);
-            let content = new_path.as_ref().map(|_| new_content);
-            results.push(Outcome {
-                old: old_path,
-                new: new_path,
-                content,
-                mode,
-            });
+            (Vec::new(), MODE_FILE)
         }
+    };
+    let new_content = apply_hunks(&current, &p.hunks).map_err(|line| {
+        failed(format!(
+            "error: patch failed: {}:{line}\nerror: {}: patch does not apply\n",
+            old_path.clone().unwrap_or_default(),
+            old_path.clone().unwrap_or_default()
+        ))
+    })?;
+    let mode = p.new_mode.unwrap_or(mode);
+    let content = new_path.as_ref().map(|_| new_content);
+    Ok(Outcome {
+        old: old_path,
+        new: new_path,
+        content,
+        mode,
+    })
+}
+
+/// The content and mode of the file a patch changes: from the index with `--cached`, else
+/// from the work tree (which with `--index` must be staged too).
+async fn patched_file(
+    repo: &Repo,
+    index: &Index,
+    op: &str,
+    opts: &ApplyOptions,
+) -> Result<(Vec<u8>, u32), GitError> {
+    let from_index = index.get(op).map(|e| (e.oid, e.mode));
+    if opts.cached {
+        let (oid, mode) =
+            from_index.ok_or_else(|| failed(format!("error: {op}: does not exist in index\n")))?;
+        return Ok((repo.read_kind(&oid, Kind::Blob).await?, mode));
     }
-    if check {
-        return Ok(o);
+    let abs = repo.abs(op);
+    let Some(meta) = repo.files.lstat(&abs).await? else {
+        return Err(failed(format!("error: {op}: No such file or directory\n")));
+    };
+    if opts.index_too && from_index.is_none() {
+        return Err(failed(format!("error: {op}: does not exist in index\n")));
     }
-    for Outcome {
+    let (mode, data) = repo.read_work(op, &meta).await?;
+    Ok((data, mode))
+}
+
+/// Write one result to the work tree (unless `--cached`) and the index (with `--cached` or
+/// `--index`).
+async fn write_outcome(
+    repo: &Repo,
+    index: &mut Index,
+    r: Outcome,
+    opts: &ApplyOptions,
+    o: &mut Output,
+) -> Result<(), GitError> {
+    let Outcome {
         old,
         new,
         content,
         mode,
-    } in results
+    } = r;
+    let (cached, staged) = (opts.cached, opts.cached || opts.index_too);
+    if let Some(op) = &old
+        && new.as_ref() != Some(op)
     {
-        repo.files.tick()?;
-        if let Some(op) = &old
-            && new.as_ref() != Some(op)
-        {
-            if !cached {
-                repo.remove_work(op).await?;
-            }
-            if cached || index_too {
-                index.remove(op);
-            }
+        if !cached {
+            repo.remove_work(op).await?;
         }
-        if let (Some(np), Some(data)) = (&new, content) {
-            let oid = repo.write_object(Kind::Blob, &data).await?;
-            let mut e = Entry::new(np.clone(), mode, oid);
-            if !cached {
-                repo.checkout_entry(&mut e).await?;
-            }
-            if cached || index_too {
-                index.add(e);
-            }
-        }
-        if verbose {
-            o.err(format!(
-                "Applied patch {} cleanly.\n",
-                new.or(old).unwrap_or_default()
-            ));
+        if staged {
+            index.remove(op);
         }
     }
-    if cached || index_too {
-        repo.save_index(&index).await?;
+    if let (Some(np), Some(data)) = (&new, content) {
+        let oid = repo.write_object(Kind::Blob, &data).await?;
+        let mut e = Entry::new(np.clone(), mode, oid);
+        if !cached {
+            repo.checkout_entry(&mut e).await?;
+        }
+        if staged {
+            index.add(e);
+        }
     }
-    Ok(o)
+    if opts.verbose {
+        o.err(format!(
+            "Applied patch {} cleanly.\n",
+            new.or(old).unwrap_or_default()
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

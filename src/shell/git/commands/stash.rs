@@ -3,13 +3,13 @@
 //! commit, `refs/stash` and its log), so another git sees them too. Applying works file by
 //! file: a file changed both in the stash and locally is a conflict (no line merging).
 
-use super::super::index::Entry;
+use super::super::index::{Entry, Index};
 use super::super::objects::{Commit, Kind, Oid};
 use super::super::repo::{Flat, Repo};
 use super::super::worktree::WorkState;
 use super::super::{GitError, Output};
-use super::branch::switch_files;
 use super::changes::{Show, compare, print, snapshot};
+use super::checkout::switch_files;
 use super::{Pathspec, ident, option_value, unknown_option};
 
 const STASH: &str = "refs/stash";
@@ -172,7 +172,15 @@ async fn pick(repo: &Repo, arg: Option<&String>) -> Result<(Oid, Commit), GitErr
     Ok((e.new, repo.commit(&e.new).await?))
 }
 
-async fn push(repo: &Repo, args: &[String], save: bool) -> Result<Output, GitError> {
+/// What `git stash push` (or `save`) was asked to do.
+struct PushOptions {
+    message: Option<String>,
+    untracked: bool,
+    quiet: bool,
+}
+
+/// The options of `push`; `save` takes its other words as the message.
+fn parse_push_options(args: &[String], save: bool) -> Result<PushOptions, GitError> {
     let (mut message, mut untracked, mut quiet) = (None::<String>, false, false);
     let mut i = 0;
     let mut words = Vec::new();
@@ -201,14 +209,22 @@ async fn push(repo: &Repo, args: &[String], save: bool) -> Result<Output, GitErr
     } else if !words.is_empty() {
         return Err(failed("error: git stash push with paths is not supported in this sandbox; stash everything or commit first\n".into()));
     }
-    let Some(head) = repo.head_commit().await? else {
-        return Err(failed("You do not have the initial commit yet\n".into()));
-    };
-    let head_commit = repo.commit(&head).await?;
-    let mut index = repo.index().await?;
-    let staged_files = Repo::index_files(&index);
+    Ok(PushOptions {
+        message,
+        untracked,
+        quiet,
+    })
+}
+
+/// The files of the work tree as a stash records them: the staged ones with each local change
+/// written as a blob.
+async fn work_tree_files(
+    repo: &Repo,
+    index: &mut Index,
+    staged_files: &Flat,
+) -> Result<Flat, GitError> {
     let mut work_files: Flat = staged_files.clone();
-    for (path, state) in repo.work_changes(&mut index, &|_| true).await? {
+    for (path, state) in repo.work_changes(index, &|_| true).await? {
         match state {
             WorkState::Changed { mode, data, .. } => {
                 let oid = repo.write_object(Kind::Blob, &data).await?;
@@ -220,15 +236,59 @@ async fn push(repo: &Repo, args: &[String], save: bool) -> Result<Output, GitErr
             WorkState::Same { .. } => {}
         }
     }
+    Ok(work_files)
+}
+
+/// The untracked files that are not ignored (`-u`), written as blobs.
+async fn untracked_files(repo: &Repo, index: &Index) -> Result<Flat, GitError> {
     let mut extra = Flat::new();
-    if untracked {
-        for f in repo.scan("", false).await?.files {
-            if index.get(&f.path).is_none() {
-                let e = repo.stage_file(&f.path, &f.meta).await?;
-                extra.insert(f.path, (e.mode, e.oid));
-            }
+    for f in repo.scan("", false).await?.files {
+        if index.get(&f.path).is_none() {
+            let e = repo.stage_file(&f.path, &f.meta).await?;
+            extra.insert(f.path, (e.mode, e.oid));
         }
     }
+    Ok(extra)
+}
+
+/// Put stash commit `w_oid` on top of the stash log (`who` is the committer's header).
+async fn record_stash(repo: &Repo, w_oid: Oid, title: &str, who: &str) -> Result<(), GitError> {
+    let mut lines = entries(repo).await?;
+    let old = lines.first().map_or(Oid::ZERO, |(_, e)| e.new);
+    let line = format!("{} {} {}\t{title}", old.hex(), w_oid.hex(), who);
+    lines.insert(
+        0,
+        (
+            line,
+            LogLine {
+                new: w_oid,
+                message: title.to_string(),
+            },
+        ),
+    );
+    write_log(repo, &lines).await
+}
+
+/// `git stash [push] [-u] [-q] [-m MSG]` and `git stash save [MSG]`: record the index and work
+/// tree (and with `-u` the untracked files) as a stash, then go back to `HEAD`.
+async fn push(repo: &Repo, args: &[String], save: bool) -> Result<Output, GitError> {
+    let PushOptions {
+        message,
+        untracked,
+        quiet,
+    } = parse_push_options(args, save)?;
+    let Some(head) = repo.head_commit().await? else {
+        return Err(failed("You do not have the initial commit yet\n".into()));
+    };
+    let head_commit = repo.commit(&head).await?;
+    let mut index = repo.index().await?;
+    let staged_files = Repo::index_files(&index);
+    let work_files = work_tree_files(repo, &mut index, &staged_files).await?;
+    let extra = if untracked {
+        untracked_files(repo, &index).await?
+    } else {
+        Flat::new()
+    };
     let head_files = repo.flatten(&head_commit.tree).await?;
     if staged_files == head_files && work_files == staged_files && extra.is_empty() {
         return Ok(Output::stdout("No local changes to save\n"));
@@ -268,20 +328,7 @@ async fn push(repo: &Repo, args: &[String], save: bool) -> Result<Output, GitErr
     let w_tree = repo.write_trees(&work_files).await?;
     let w = mk(w_tree, parents, format!("{title}\n"));
     let w_oid = repo.write_object(Kind::Commit, &w.to_bytes()).await?;
-    let mut lines = entries(repo).await?;
-    let old = lines.first().map_or(Oid::ZERO, |(_, e)| e.new);
-    let line = format!("{} {} {}\t{title}", old.hex(), w_oid.hex(), who.to_header());
-    lines.insert(
-        0,
-        (
-            line,
-            LogLine {
-                new: w_oid,
-                message: title.clone(),
-            },
-        ),
-    );
-    write_log(repo, &lines).await?;
+    record_stash(repo, w_oid, &title, &who.to_header()).await?;
     // Back to HEAD, and the stashed untracked files go.
     switch_files(repo, Some(head), Some(head), true).await?;
     for p in extra.keys() {

@@ -1,8 +1,7 @@
-//! `git status` (long, `--short`, `--porcelain`), `git ls-files`, `git clean`.
+//! `git status` (long, `--short`, `--porcelain`) and `git ls-files`.
 
 use std::collections::BTreeSet;
 
-use super::super::files::parent;
 use super::super::index::Index;
 use super::super::refs::Head;
 use super::super::repo::Repo;
@@ -242,23 +241,49 @@ async fn long_text(repo: &Repo, st: &State, for_commit: bool) -> Result<String, 
     Ok(s)
 }
 
+/// What `git status` was asked to show.
+struct StatusOptions {
+    short: bool,
+    porcelain: bool,
+    branch: bool,
+    untracked_mode: Untracked,
+    nul: bool,
+    paths: Vec<String>,
+}
+
 /// `git status [-s | --short | --porcelain] [-b] [-u[MODE]] [-- PATHS]`.
 pub(super) async fn status(repo: &Repo, args: &[String]) -> Result<Output, GitError> {
-    let (opts, mut paths, _) = split_dashdash(args);
-    let (mut short, mut porcelain, mut branch, mut untracked_mode, mut nul) =
-        (false, false, false, Untracked::Normal, false);
+    let opts = parse_status_options(args)?;
+    let ps = Pathspec::new(repo, &opts.paths)?;
+    let st = state(repo, &ps, opts.untracked_mode).await?;
+    if !(opts.short || opts.porcelain) {
+        return Ok(Output::stdout(long_text(repo, &st, false).await?));
+    }
+    Ok(Output::stdout(short_text(repo, &st, &opts)))
+}
+
+fn parse_status_options(args: &[String]) -> Result<StatusOptions, GitError> {
+    let (opts, paths, _) = split_dashdash(args);
+    let mut o = StatusOptions {
+        short: false,
+        porcelain: false,
+        branch: false,
+        untracked_mode: Untracked::Normal,
+        nul: false,
+        paths,
+    };
     for a in &opts {
         match a.as_str() {
-            "-s" | "--short" => short = true,
-            "--porcelain" | "--porcelain=v1" => porcelain = true,
-            "-b" | "--branch" => branch = true,
+            "-s" | "--short" => o.short = true,
+            "--porcelain" | "--porcelain=v1" => o.porcelain = true,
+            "-b" | "--branch" => o.branch = true,
             "-z" => {
-                nul = true;
-                porcelain = true;
+                o.nul = true;
+                o.porcelain = true;
             }
             "-sb" | "-bs" => {
-                short = true;
-                branch = true;
+                o.short = true;
+                o.branch = true;
             }
             "--long"
             | "--no-renames"
@@ -269,10 +294,10 @@ pub(super) async fn status(repo: &Repo, args: &[String]) -> Result<Output, GitEr
             | "--verbose"
             | "--show-stash" => {}
             "-u" | "-uall" | "--untracked-files" | "--untracked-files=all" => {
-                untracked_mode = Untracked::All
+                o.untracked_mode = Untracked::All
             }
-            "-uno" | "--untracked-files=no" => untracked_mode = Untracked::No,
-            "-unormal" | "--untracked-files=normal" => untracked_mode = Untracked::Normal,
+            "-uno" | "--untracked-files=no" => o.untracked_mode = Untracked::No,
+            "-unormal" | "--untracked-files=normal" => o.untracked_mode = Untracked::Normal,
             a if a.starts_with("--ignored") || a.starts_with("--ignore-submodules") => {}
             "--porcelain=v2" => {
                 return Err(GitError::Failed {
@@ -282,14 +307,16 @@ pub(super) async fn status(repo: &Repo, args: &[String]) -> Result<Output, GitEr
                 });
             }
             a if a.starts_with('-') => return Err(unknown_option("status", a)),
-            a => paths.push(a.to_string()),
+            a => o.paths.push(a.to_string()),
         }
     }
-    let ps = Pathspec::new(repo, &paths)?;
-    let st = state(repo, &ps, untracked_mode).await?;
-    if !(short || porcelain) {
-        return Ok(Output::stdout(long_text(repo, &st, false).await?));
-    }
+    Ok(o)
+}
+
+/// `--short` and `--porcelain`: the `##` branch line if asked, then one line per path with its
+/// index letter and its work tree letter.
+fn short_text(repo: &Repo, st: &State, opts: &StatusOptions) -> String {
+    let (porcelain, nul) = (opts.porcelain, opts.nul);
     let end = if nul { "\0" } else { "\n" };
     // Paths relative to the current folder for --short, to the top for --porcelain.
     let show = |p: &str| {
@@ -300,7 +327,7 @@ pub(super) async fn status(repo: &Repo, args: &[String]) -> Result<Output, GitEr
         }
     };
     let mut out = String::new();
-    if branch {
+    if opts.branch {
         match &st.head {
             Head::Branch(r) => {
                 let name = r.strip_prefix("refs/heads/").unwrap_or(r);
@@ -313,7 +340,6 @@ pub(super) async fn status(repo: &Repo, args: &[String]) -> Result<Output, GitEr
             Head::Detached(_) => out.push_str(&format!("## HEAD (no branch){end}")),
         }
     }
-    // One line per path: index letter, work tree letter.
     let mut rows: std::collections::BTreeMap<String, (char, char, Option<String>)> =
         Default::default();
     for c in &st.staged {
@@ -336,7 +362,7 @@ pub(super) async fn status(repo: &Repo, args: &[String]) -> Result<Output, GitEr
     for p in &st.untracked {
         out.push_str(&format!("?? {}{end}", show(p)));
     }
-    Ok(Output::stdout(out))
+    out
 }
 
 /// `git ls-files [-s] [-m] [-d] [-o] [--exclude-standard] [-z] [PATHS]`.
@@ -414,149 +440,4 @@ pub(super) async fn ls_files(repo: &Repo, args: &[String]) -> Result<Output, Git
         }
     }
     Ok(Output::stdout(out))
-}
-
-/// `git clean [-n] [-f] [-d] [-x] [-X] [-q] [PATHS]`: remove untracked files.
-pub(super) async fn clean(repo: &Repo, args: &[String]) -> Result<Output, GitError> {
-    let (opts, mut paths, _) = split_dashdash(args);
-    let (mut force, mut dry, mut dirs, mut with_ignored, mut only_ignored, mut quiet) =
-        (false, false, false, false, false, false);
-    for a in &opts {
-        if a.starts_with('-') && !a.starts_with("--") && a.len() > 1 {
-            for c in a[1..].chars() {
-                match c {
-                    'f' => force = true,
-                    'n' => dry = true,
-                    'd' => dirs = true,
-                    'x' => with_ignored = true,
-                    'X' => only_ignored = true,
-                    'q' => quiet = true,
-                    'i' => {
-                        return Err(GitError::Failed {
-                            text: "error: git clean -i needs an interactive terminal\n".into(),
-                            code: 1,
-                        });
-                    }
-                    _ => return Err(unknown_option("clean", &format!("-{c}"))),
-                }
-            }
-            continue;
-        }
-        match a.as_str() {
-            "--force" => force = true,
-            "--dry-run" => dry = true,
-            "--quiet" => quiet = true,
-            a if a.starts_with('-') => return Err(unknown_option("clean", a)),
-            a => paths.push(a.to_string()),
-        }
-    }
-    if !force && !dry && repo.config.get_bool("clean.requireForce") != Some(false) {
-        return Err(GitError::Fatal(
-            "clean.requireForce defaults to true and neither -i, -n, nor -f given; refusing to clean".into(),
-        ));
-    }
-    let ps = Pathspec::new(repo, &paths)?;
-    let index = repo.index().await?;
-    let everything = repo.scan("", true).await?;
-    let visible: BTreeSet<String> = if with_ignored || only_ignored {
-        BTreeSet::new()
-    } else {
-        repo.scan("", false)
-            .await?
-            .files
-            .into_iter()
-            .map(|f| f.path)
-            .collect()
-    };
-    let mut victims: BTreeSet<String> = BTreeSet::new();
-    for f in &everything.files {
-        if index.get(&f.path).is_some() || !ps.matches(&f.path) {
-            continue;
-        }
-        let ignored = if with_ignored || only_ignored {
-            repo.is_ignored(&f.path, false).await?
-        } else {
-            !visible.contains(&f.path)
-        };
-        let wanted = if only_ignored {
-            ignored
-        } else {
-            with_ignored || !ignored
-        };
-        if !wanted {
-            continue;
-        }
-        // Without -d, files in untracked folders stay; with it the folder goes whole.
-        let mut top_dir = None;
-        let mut at = 0;
-        while let Some(i) = f.path[at..].find('/') {
-            let dir = &f.path[..at + i];
-            if !index.has_dir(dir) {
-                top_dir = Some(dir.to_string());
-                break;
-            }
-            at += i + 1;
-        }
-        match top_dir {
-            Some(d) if dirs => {
-                victims.insert(format!("{d}/"));
-            }
-            Some(_) => {}
-            None => {
-                victims.insert(f.path.clone());
-            }
-        }
-    }
-    let mut o = Output::default();
-    for v in &victims {
-        let verb = if dry { "Would remove" } else { "Removing" };
-        if !quiet || dry {
-            o.out(format!(
-                "{verb} {}\n",
-                quote_path(&repo.display(v.trim_end_matches('/')))
-                    + if v.ends_with('/') { "/" } else { "" }
-            ));
-        }
-        if dry {
-            continue;
-        }
-        let path = v.trim_end_matches('/');
-        if v.ends_with('/') {
-            let files: Vec<String> = everything
-                .files
-                .iter()
-                .filter(|f| f.path.starts_with(v.as_str()))
-                .map(|f| f.path.clone())
-                .collect();
-            for f in files {
-                repo.files.remove_file(&repo.abs(&f)).await?;
-            }
-            remove_empty_dirs(repo, path).await?;
-        } else {
-            repo.files.remove_file(&repo.abs(path)).await?;
-        }
-    }
-    Ok(o)
-}
-
-/// Remove folder `dir` of the work tree and every empty folder in it.
-async fn remove_empty_dirs(repo: &Repo, dir: &str) -> Result<(), GitError> {
-    let mut stack = vec![(dir.to_string(), false)];
-    while let Some((d, visited)) = stack.pop() {
-        repo.files.tick()?;
-        let abs = repo.abs(&d);
-        if visited {
-            if repo.files.read_dir(&abs).await?.is_empty() {
-                repo.files.prune_empty(abs, &repo.abs(parent(&d))).await;
-            }
-            continue;
-        }
-        stack.push((d.clone(), true));
-        for e in repo.files.read_dir(&abs).await? {
-            if e.metadata.file_type.is_dir() {
-                stack.push((format!("{d}/{}", e.name), false));
-            }
-        }
-    }
-    Ok(())
 }
