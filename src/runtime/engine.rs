@@ -79,12 +79,6 @@ pub(super) fn open_dir(path: &Path) -> Result<cap_std::fs::Dir, RuntimeError> {
     })
 }
 
-/// A path that opens exactly this open directory (not whatever is at its old host path now).
-pub(super) fn fd_path(dir: &cap_std::fs::Dir) -> PathBuf {
-    use std::os::fd::AsRawFd;
-    PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()))
-}
-
 impl Runtime {
     /// Load the runtime: build the engine, load the compiled snapshot from the cache (compiling
     /// it once if missing, ~1 minute), link WASI and prepare instantiation.
@@ -115,8 +109,8 @@ impl Runtime {
         let pre = linker.instantiate_pre(&module).map_err(map_engine_err)?;
         let stop_ticker = start_epoch_ticker(&engine)?;
         let runtime = Runtime {
-            lib_dir: open_dir(&lib_dir)?,
-            mpl_dir: open_dir(&files.mpl_data_dir())?,
+            lib_dir: Arc::new(open_dir(&lib_dir)?),
+            mpl_dir: Arc::new(open_dir(&files.mpl_data_dir())?),
             engine,
             pre,
             files,

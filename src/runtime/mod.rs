@@ -160,8 +160,10 @@ struct GuestState {
 pub struct Runtime {
     engine: Engine,
     pre: InstancePre<GuestState>,
-    lib_dir: cap_std::fs::Dir,
-    mpl_dir: cap_std::fs::Dir,
+    /// The library folders every call preopens, opened once for the process (each call's
+    /// preopen shares the descriptor).
+    lib_dir: Arc<cap_std::fs::Dir>,
+    mpl_dir: Arc<cap_std::fs::Dir>,
     files: RuntimeFiles,
     stop_ticker: Arc<AtomicBool>,
     /// The driver's marshalled code object (hex), compiled in the guest on first use.

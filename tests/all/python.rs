@@ -380,3 +380,50 @@ async fn a_call_that_writes_a_lot_leaves_nothing_for_the_next() {
         );
     }
 }
+
+/// A running call opens no descriptor for its folders: its preopens share the sandbox's own
+/// (and the runtime's library folders, opened once per process). Counted by what the
+/// process's descriptors point at, so calls of other tests running meanwhile do not matter.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_running_call_shares_its_folders_descriptors() {
+    let sb = std::sync::Arc::new(sandbox());
+    let folder = sb.workspace().host_path().to_path_buf();
+    let pointing_at_folder = || {
+        std::fs::read_dir("/proc/self/fd")
+            .expect("/proc/self/fd")
+            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .filter(|target| *target == folder)
+            .count()
+    };
+    assert_eq!(
+        pointing_at_folder(),
+        1,
+        "the sandbox holds its workspace once"
+    );
+    let call = {
+        let sb = sb.clone();
+        tokio::spawn(async move {
+            py(
+                &sb,
+                &[
+                    "-c",
+                    "import os, time\nopen('waiting', 'w').close()\n\
+                     t = time.time()\n\
+                     while not os.path.exists('go') and time.time() - t < 60: time.sleep(0.05)\n\
+                     print(sorted(os.listdir('.')))",
+                ],
+            )
+            .await
+        })
+    };
+    let waited = std::time::Instant::now();
+    while !sb.workspace().exists("waiting") {
+        assert!(waited.elapsed().as_secs() < 60, "the call never started");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let during = pointing_at_folder();
+    sb.workspace().write("go", "").expect("go");
+    let r = call.await.expect("call");
+    assert_eq!(ok(&r), "['go', 'waiting']\n");
+    assert_eq!(during, 1, "a running call opened its workspace again");
+}
