@@ -26,7 +26,11 @@ pub mod procs;
 mod shim;
 mod site_layer;
 mod write_guard;
-pub use open_files::{PER_CALL as MAX_OPEN_FILES_PER_CALL, open_now as guest_open_files};
+pub use open_files::{
+    LimitRaise, OpenFileLimit, PER_CALL as MAX_OPEN_FILES_PER_CALL,
+    PER_SANDBOX as OPEN_FILES_PER_SANDBOX, current_limit as open_file_limit, files_wanted,
+    open_now as guest_open_files, raise_open_file_limit,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
