@@ -41,6 +41,7 @@ use episodes::{episode_overhead, latency_throughput, throughput};
 
 mod corpus;
 mod density;
+mod limits;
 mod load;
 mod measure;
 mod packages;
@@ -75,8 +76,9 @@ pub struct PerfArgs {
     /// compare imports against the preloaded one.
     #[arg(long)]
     stock: bool,
-    /// Also measure resident memory with this many sandboxes alive at once, each mid-call
-    /// (`time.sleep` in Python).
+    /// Also measure physical memory, open files and memory maps with this many sandboxes
+    /// alive at once, each inside a numpy call (a 100x100 solve, then `time.sleep`). A limit
+    /// of the machine that stops it (open files, memory maps, memory) is named in the error.
     #[arg(long, value_name = "N")]
     density: Option<usize>,
     /// Also measure throughput against a fake model that answers each call after this many
