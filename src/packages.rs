@@ -42,7 +42,7 @@ mod resolve;
 pub use builtin::{builtin_names, builtin_versions};
 pub use install::install_into;
 pub use layer::{SiteLayer, ensure_layer, seal};
-pub use pip::PipSettings;
+pub use pip::{PipSettings, PipStop, stop_all as stop_all_pips};
 pub use requirement::{Requirement, normalize, parse_list, read_requirements};
 pub use resolve::{Lock, Locked, resolve, resolve_with_builtins};
 
@@ -83,6 +83,9 @@ pub enum PackageError {
     /// pip did not finish in time.
     #[error("pip did not finish within {0:?}; try fewer or smaller packages")]
     Timeout(Duration),
+    /// The install was stopped by its caller ([`PipStop`]): pip was killed.
+    #[error("stopped: the call that asked for the packages ended first")]
+    Stopped,
     /// The wheels are larger than allowed.
     #[error("the packages take {size} bytes, over the {limit}-byte cap for one install")]
     TooLarge {

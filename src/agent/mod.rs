@@ -8,7 +8,9 @@
 //! gets [`NO_TOOL_CALL`] as a user message.
 
 pub mod budget;
+mod context;
 pub mod prompt;
+mod reply;
 pub mod setup;
 pub mod trajectory;
 
@@ -16,80 +18,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::llm::{Client, LlmError, Message, ToolCall, Usage, tool_calls_in_content};
+use crate::llm::{Client, LlmError, Message, ToolCall, Usage};
 use crate::runtime::executor;
 use crate::tools::{NO_TOOL_CALL, ToolModes, ToolOutput, Toolbox, schemas};
 pub use budget::{Budget, TokenCounter, count_characters, count_tokens};
+pub use context::{
+    MIN_MAX_TOKENS, context_retry_max_tokens, parse_context_error, steps_remaining_text,
+};
 pub use prompt::Prompts;
+use reply::{assistant_message, calls_of, reasoning_of};
 pub use setup::{EpisodeSpec, SandboxSettings, SetupError, setup};
 use trajectory::{Action, Recorder, Step, StepMeta};
-
-/// The smallest `max_tokens` a context-length error may shrink to (as the reference).
-pub const MIN_MAX_TOKENS: u32 = 8192;
-
-/// Tokens the reference leaves free when it fits `max_tokens` to a server's context.
-const CONTEXT_MARGIN: u64 = 100;
-
-/// What the reference appends (after a newline) to the last message before each model call,
-/// with `remaining` = max_steps - steps taken. Its loop never calls the model with none left,
-/// so the second text is never sent there, nor here.
-pub fn steps_remaining_text(remaining: u32) -> String {
-    if remaining > 0 {
-        format!("Steps Remaining: {remaining}")
-    } else {
-        "You have reached the maximum number of steps. Please submit your answer NOW.".into()
-    }
-}
-
-/// The numbers in a context-length error, read with the reference's two patterns:
-/// (the model's context, the prompt's tokens). vLLM says e.g. "maximum context length of 32768
-/// tokens. You requested a total of 40000 tokens: 31000 tokens from the input messages and
-/// 9000 tokens for the completion".
-pub fn parse_context_error(message: &str) -> (Option<u64>, Option<u64>) {
-    static PATTERNS: std::sync::OnceLock<Option<(regex::Regex, regex::Regex)>> =
-        std::sync::OnceLock::new();
-    let patterns = PATTERNS.get_or_init(|| {
-        let context = regex::Regex::new(r"(?i)(?:maximum|context)[^\d]*(\d+)\s*tokens").ok()?;
-        let input = regex::Regex::new(
-            r"(?i)(\d+)\s*tokens?\s*(?:from\s*(?:the\s*)?(?:input|messages?)|in\s*(?:the\s*)?(?:input|prompt|messages?))",
-        )
-        .ok()?;
-        Some((context, input))
-    });
-    let Some((context, input)) = patterns else {
-        return (None, None);
-    };
-    let number = |re: &regex::Regex| {
-        re.captures(message)
-            .and_then(|c| c.get(1))
-            .and_then(|m| m.as_str().parse::<u64>().ok())
-    };
-    (number(context), number(input))
-}
-
-/// The `max_tokens` to retry with after a context-length error `message`, or `None` to give
-/// up, as the reference decides: with both numbers read, context - prompt - 100, if that is at
-/// least 8,192 and smaller than the current value; otherwise half the current value, not below
-/// 8,192. `None` as the current value (the server's default) counts as 16,384 for halving.
-pub fn context_retry_max_tokens(message: &str, current: Option<u32>) -> Option<u32> {
-    match parse_context_error(message) {
-        (Some(context), Some(input)) if context > 0 && input > 0 => {
-            let room = context.saturating_sub(input).saturating_sub(CONTEXT_MARGIN);
-            if room < u64::from(MIN_MAX_TOKENS) {
-                return None;
-            }
-            let room = u32::try_from(room).unwrap_or(u32::MAX);
-            match current {
-                Some(c) if room >= c => None,
-                _ => Some(room),
-            }
-        }
-        _ => {
-            let current = current.unwrap_or(2 * MIN_MAX_TOKENS);
-            (current > MIN_MAX_TOKENS).then(|| (current / 2).max(MIN_MAX_TOKENS))
-        }
-    }
-}
 
 /// Where an episode may differ from the reference's agent. The default is the reference's
 /// behaviour in every respect; each field is a named option of `run` and `benchmark`
@@ -591,159 +530,5 @@ impl Episode {
             .await
             .ok()
             .flatten()
-    }
-}
-
-/// The reply as the conversation keeps it. As the reference: every call the model made (only
-/// the first is answered); with [`Deviations::text_tool_calls`], only the call that runs; a
-/// call written in the text is not a native call and is not kept.
-fn assistant_message(
-    msg: &Message,
-    native: bool,
-    ours: bool,
-    calls: Vec<ToolCall>,
-    call: Option<&ToolCall>,
-) -> Message {
-    Message {
-        role: "assistant".into(),
-        content: msg.content.clone(),
-        tool_calls: match (native, ours) {
-            (false, _) => Vec::new(),
-            (true, true) => call.into_iter().cloned().collect(),
-            (true, false) => calls,
-        },
-        tool_call_id: None,
-        reasoning: msg.reasoning.clone(),
-        provider_fields: msg.provider_fields.clone(),
-    }
-}
-
-/// The reply's reasoning text: the server's (`reasoning_content`, vLLM's `reasoning`), else a
-/// `thinking` field (the one the reference itself records).
-fn reasoning_of(msg: &Message) -> String {
-    msg.reasoning
-        .clone()
-        .or_else(|| {
-            msg.provider_fields
-                .as_ref()
-                .and_then(|f| f.get("thinking"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .unwrap_or_default()
-}
-
-/// The reply's native tool calls (ids filled in where the server left them empty) and the one
-/// to run: the first native call, or with text tool calls (`ours`) the first call written in
-/// `thought`.
-fn calls_of(
-    msg: &Message,
-    step: u32,
-    ours: bool,
-    thought: &str,
-) -> (Vec<ToolCall>, Option<ToolCall>) {
-    let with_id = |(i, mut c): (usize, ToolCall)| {
-        if c.id.is_empty() {
-            c.id = format!("call_{step}_{i}");
-        }
-        c
-    };
-    let calls: Vec<ToolCall> = msg
-        .tool_calls
-        .iter()
-        .cloned()
-        .enumerate()
-        .map(with_id)
-        .collect();
-    let mut call = calls.first().cloned();
-    if call.is_none() && ours {
-        call = tool_calls_in_content(thought)
-            .into_iter()
-            .next()
-            .map(|c| with_id((0, c)));
-    }
-    (calls, call)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const VLLM: &str = "This model's maximum context length of 32768 tokens. However, you requested 40000 tokens in the messages, Please reduce the length of the messages.";
-
-    #[test]
-    fn reads_vllm_context_errors() {
-        assert_eq!(
-            parse_context_error(
-                "maximum context length of 163840 tokens. You requested a total of 179069 tokens: 113533 tokens from the input messages and 65536 tokens for the completion"
-            ),
-            (Some(163_840), Some(113_533))
-        );
-        assert_eq!(parse_context_error(VLLM), (Some(32_768), Some(40_000)));
-        assert_eq!(
-            parse_context_error(
-                "{\"message\": \"Context window is 8192 tokens; 9000 token in prompt\"}"
-            ),
-            (Some(8192), Some(9000))
-        );
-        // The older vLLM wording names the prompt's size without "tokens" after it.
-        assert_eq!(
-            parse_context_error(
-                "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens (30000 in the messages, 10000 in the completion)."
-            ),
-            (Some(32_768), None)
-        );
-        assert_eq!(parse_context_error("prompt is too long"), (None, None));
-    }
-
-    #[test]
-    fn fits_max_tokens_to_the_context_or_halves() {
-        let vllm = |c: u64, n: u64| {
-            format!(
-                "maximum context length of {c} tokens. You requested a total of 99 tokens: {n} tokens from the input messages"
-            )
-        };
-        assert_eq!(
-            context_retry_max_tokens(&vllm(32_768, 20_000), Some(65_536)),
-            Some(12_668)
-        );
-        assert_eq!(
-            context_retry_max_tokens(&vllm(32_768, 20_000), None),
-            Some(12_668)
-        );
-        // Already small enough: the error is not about max_tokens, give up.
-        assert_eq!(
-            context_retry_max_tokens(&vllm(32_768, 20_000), Some(12_668)),
-            None
-        );
-        // Less than 8,192 would fit.
-        assert_eq!(
-            context_retry_max_tokens(&vllm(32_768, 24_500), Some(65_536)),
-            None
-        );
-        assert_eq!(
-            context_retry_max_tokens(&vllm(32_768, 24_476), Some(65_536)),
-            Some(8192)
-        );
-        // Unreadable: halve, not below 8,192, then give up.
-        assert_eq!(
-            context_retry_max_tokens("too long", Some(65_536)),
-            Some(32_768)
-        );
-        assert_eq!(
-            context_retry_max_tokens("too long", Some(10_000)),
-            Some(8192)
-        );
-        assert_eq!(context_retry_max_tokens("too long", Some(8192)), None);
-        assert_eq!(context_retry_max_tokens("too long", None), Some(8192));
-    }
-
-    #[test]
-    fn steps_text() {
-        assert_eq!(steps_remaining_text(3), "Steps Remaining: 3");
-        assert_eq!(
-            steps_remaining_text(0),
-            "You have reached the maximum number of steps. Please submit your answer NOW."
-        );
     }
 }

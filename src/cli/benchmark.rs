@@ -286,7 +286,23 @@ pub fn run(global: &GlobalArgs, args: BenchmarkArgs) -> anyhow::Result<ExitCode>
         progress,
         reward_python_auto: matches!(args.reward_python, RewardPython::Auto),
     };
-    let outcome = rt.block_on(eval::runner::run(runtime, &task, rows, settings))?;
+    // Ctrl-C stops the episodes in flight (their commands too) and keeps every finished row.
+    let outcome = rt.block_on(async {
+        tokio::select! {
+            r = eval::runner::run(runtime, &task, rows, settings) => r.map(Some),
+            _ = tokio::signal::ctrl_c() => Ok(None),
+        }
+    })?;
+    let Some(outcome) = outcome else {
+        let kept = eval::report::read_results(&run_dir.join("results.jsonl")).len();
+        eprintln!(
+            "llm-in-sandbox: interrupted; the {kept} rows finished are kept in {}: continue \
+             with --resume {}",
+            run_dir.display(),
+            run_dir.display()
+        );
+        return Ok(ExitCode::from(130));
+    };
     if outcome.resumed > 0 && matches!(progress, ProgressOutput::Human { .. }) {
         eprintln!(
             "llm-in-sandbox: {} rows were already done and skipped",

@@ -5,6 +5,8 @@ use std::fs::{self, File};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::{PackageError, Requirement, io_err};
@@ -26,6 +28,102 @@ pub struct PipSettings {
     /// used longest ago are removed after a resolution (`$LLM_IN_SANDBOX_WHEEL_CACHE_MB`,
     /// default 4 GiB).
     pub max_cache_bytes: u64,
+    /// Stopped by whoever asked for the packages when it no longer wants them (its call
+    /// ended): see [`PipStop`]. `None` (the default): never.
+    pub stop: Option<Arc<PipStop>>,
+}
+
+impl PipSettings {
+    /// Whether [`PipSettings::stop`] was stopped.
+    pub(super) fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.is_stopped())
+    }
+}
+
+/// Stops one resolution from another thread: a running pip is killed at once, with every
+/// process it started (pip runs in a process group of its own, so a wrapper such as pyenv's
+/// shims is no shelter), a wait for the cache's lock ends, and the resolution fails with
+/// [`PackageError::Stopped`].
+#[derive(Debug, Default)]
+pub struct PipStop {
+    stopped: AtomicBool,
+    /// The process group of the pip running for this resolution, if one is.
+    group: Mutex<Option<i32>>,
+}
+
+impl PipStop {
+    /// Stop the resolution (no effect once it has ended).
+    pub fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        if let Some(g) = *lock(&self.group) {
+            kill_group(g);
+        }
+    }
+
+    /// Whether [`PipStop::stop`] was called.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
+    }
+}
+
+/// The process groups of the pips running in this process, for [`stop_all`].
+static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Kill every pip this process is running, with what each started (a process about to exit
+/// calls it: a pip whose call was never dropped would outlive it otherwise).
+pub fn stop_all() {
+    for g in lock(&RUNNING).iter() {
+        kill_group(*g);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// SIGKILL to every process of group `g`.
+fn kill_group(g: i32) {
+    #[cfg(unix)]
+    // SAFETY: a signal to a process group we made (pip's own, `process_group(0)`), by its id.
+    unsafe {
+        libc::kill(-g, libc::SIGKILL);
+    }
+    #[cfg(not(unix))]
+    let _ = g;
+}
+
+/// A running pip's group, known to its [`PipStop`] and to [`stop_all`] until dropped.
+struct Running<'a> {
+    group: i32,
+    stop: Option<&'a PipStop>,
+}
+
+impl<'a> Running<'a> {
+    fn register(group: i32, stop: Option<&'a PipStop>) -> Running<'a> {
+        lock(&RUNNING).push(group);
+        if let Some(s) = stop {
+            *lock(&s.group) = Some(group);
+            // Stopped before pip started: it never runs.
+            if s.is_stopped() {
+                kill_group(group);
+            }
+        }
+        Running { group, stop }
+    }
+
+    /// Kill the whole group (pip and what it started).
+    fn kill(&self) {
+        kill_group(self.group);
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop {
+            *lock(&s.group) = None;
+        }
+        lock(&RUNNING).retain(|g| *g != self.group);
+    }
 }
 
 impl Default for PipSettings {
@@ -36,6 +134,7 @@ impl Default for PipSettings {
             timeout: Duration::from_secs(300),
             max_bytes: 512 << 20,
             max_cache_bytes: 4 << 30,
+            stop: None,
         }
     }
 }
@@ -67,6 +166,37 @@ pub(super) const PURE_TARGET: [&str; 9] = [
     "--abi",
     "none",
 ];
+
+/// Only the environment variables pip may see ([`pip_may_see`]).
+fn pip_environment(cmd: &mut Command) {
+    cmd.env_clear()
+        .envs(std::env::vars_os().filter(|(k, _)| pip_may_see(k)));
+}
+
+/// The executable `python` runs (its `sys.executable`), asked once per process, so pip is our
+/// own child even when `python` is a wrapper that starts the real interpreter as a child of
+/// its own (pyenv's shims do for pip): then a kill and the parent-death signal reach pip
+/// itself. `python` as given when it cannot say.
+fn interpreter(python: &str) -> String {
+    static SEEN: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+    if let Some((_, real)) = lock(&SEEN).iter().find(|(given, _)| given == python) {
+        return real.clone();
+    }
+    let mut ask = Command::new(python);
+    ask.args(["-c", "import sys; print(sys.executable)"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null());
+    pip_environment(&mut ask);
+    let real = ask
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|p| Path::new(p).is_file())
+        .unwrap_or_else(|| python.to_string());
+    lock(&SEEN).push((python.to_string(), real.clone()));
+    real
+}
 
 /// Whether the host's pip child sees this environment variable: pip's own settings, proxies,
 /// certificate bundles, locale and the few paths a Python needs; nothing else.
@@ -118,7 +248,15 @@ pub(super) fn run_pip(
         requirements: all.join(" "),
         detail: format!("cannot start `{} -m pip`: {e}", settings.python),
     })?;
-    let status = wait_for_pip(&mut child, settings, dest)?;
+    let running = Running::register(
+        i32::try_from(child.id()).unwrap_or(i32::MAX),
+        settings.stop.as_deref(),
+    );
+    let status = wait_for_pip(&mut child, &running, settings, dest)?;
+    drop(running);
+    if settings.stopped() {
+        return Err(PackageError::Stopped);
+    }
     let mut text = String::new();
     let _ = File::open(&out_path).and_then(|mut f| f.read_to_string(&mut text));
     let _ = fs::remove_file(&out_path);
@@ -127,6 +265,33 @@ pub(super) fn run_pip(
         return Ok(());
     }
     Err(pip_failure(&text, &all))
+}
+
+/// Linux: the child gets SIGKILL if the thread that starts it ends first, e.g. when the
+/// process is killed while pip runs (a clean exit calls [`stop_all`]); that thread waits for
+/// pip, so it cannot end before pip otherwise. Only the child itself gets it, not what it
+/// starts: hence [`interpreter`], so the child is pip and not a wrapper. Elsewhere nothing.
+fn die_with_this_thread(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt as _;
+        // SAFETY: between fork and exec only async-signal-safe calls: prctl and getppid.
+        unsafe {
+            let parent = libc::getpid();
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent ended before the request took effect.
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
 }
 
 /// The `pip download` command: its output (both streams) into `out_path`, its temporary files
@@ -139,7 +304,7 @@ fn pip_command(
     out_path: &Path,
     tmp: &Path,
 ) -> Result<Command, PackageError> {
-    let mut cmd = Command::new(&settings.python);
+    let mut cmd = Command::new(interpreter(&settings.python));
     cmd.args([
         "-m",
         "pip",
@@ -166,17 +331,21 @@ fn pip_command(
     // pip gets only what it needs to reach the index (its own settings, proxies,
     // certificates, where its config and cache live), never the rest of the host's
     // environment: API keys, the server's token.
-    cmd.env_clear()
-        .envs(std::env::vars_os().filter(|(k, _)| pip_may_see(k)));
+    pip_environment(&mut cmd);
     fs::create_dir_all(tmp).map_err(io_err("create directory", tmp))?;
     cmd.env("TMPDIR", tmp);
+    die_with_this_thread(&mut cmd);
+    // A group of its own: a stop kills what pip (or a wrapper around it) started too.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     Ok(cmd)
 }
 
-/// Wait for pip to exit. Past the deadline, or once `dest` holds more than the size cap
-/// (checked every 100 ms), pip is killed and that is the error.
+/// Wait for pip to exit. Past the deadline, on a stop, or once `dest` holds more than the
+/// size cap (checked every 100 ms), pip's group is killed and that is the error.
 fn wait_for_pip(
     child: &mut Child,
+    running: &Running<'_>,
     settings: &PipSettings,
     dest: &Path,
 ) -> Result<ExitStatus, PackageError> {
@@ -186,9 +355,14 @@ fn wait_for_pip(
         match child.try_wait() {
             Ok(Some(status)) => return Ok(status),
             Ok(None) if started.elapsed() > settings.timeout => {
-                let _ = child.kill();
+                running.kill();
                 let _ = child.wait();
                 return Err(PackageError::Timeout(settings.timeout));
+            }
+            Ok(None) if settings.stopped() => {
+                running.kill();
+                let _ = child.wait();
+                return Err(PackageError::Stopped);
             }
             Ok(None) => {
                 std::thread::sleep(Duration::from_millis(20));
@@ -197,7 +371,7 @@ fn wait_for_pip(
                 if polls.is_multiple_of(5) {
                     let size = tree_size(dest);
                     if size > settings.max_bytes {
-                        let _ = child.kill();
+                        running.kill();
                         let _ = child.wait();
                         return Err(PackageError::TooLarge {
                             size,
@@ -206,7 +380,10 @@ fn wait_for_pip(
                     }
                 }
             }
-            Err(e) => return Err(io_err("wait for pip", Path::new(&settings.python))(e)),
+            Err(e) => {
+                running.kill();
+                return Err(io_err("wait for pip", Path::new(&settings.python))(e));
+            }
         }
     }
 }

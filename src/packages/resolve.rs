@@ -154,7 +154,7 @@ pub fn resolve_with_builtins(
     fs::create_dir_all(&wheels).map_err(io_err("create directory", &wheels))?;
     let flock_path = dir.join(".lock");
     let flock = File::create(&flock_path).map_err(io_err("create lock file", &flock_path))?;
-    lock_within(&flock, &flock_path, settings.timeout)?;
+    lock_within(&flock, &flock_path, settings)?;
     if let Some(lock) = cached_lock(&key, &lock_path, &wheels) {
         return Ok(lock);
     }
@@ -208,15 +208,15 @@ pub fn resolve_with_builtins(
     Ok(lock)
 }
 
-/// Take the cache's lock, waiting at most `timeout` (another process may hold it through a
-/// long pip run); then [`PackageError::Timeout`].
-fn lock_within(
-    flock: &File,
-    path: &Path,
-    timeout: std::time::Duration,
-) -> Result<(), PackageError> {
-    let started = std::time::Instant::now();
+/// Take the cache's lock, waiting at most `settings.timeout` (another process may hold it
+/// through a long pip run); then [`PackageError::Timeout`] ([`PackageError::Stopped`] when
+/// `settings.stop` is set first).
+fn lock_within(flock: &File, path: &Path, settings: &PipSettings) -> Result<(), PackageError> {
+    let (started, timeout) = (std::time::Instant::now(), settings.timeout);
     loop {
+        if settings.stopped() {
+            return Err(PackageError::Stopped);
+        }
         match flock.try_lock() {
             Ok(()) => return Ok(()),
             Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < timeout => {

@@ -93,7 +93,7 @@ impl Runtime {
         request: Option<Vec<u8>>,
         started: Instant,
     ) -> Result<RunResult, RuntimeError> {
-        let (_slot, left) = self.take_slot(req.limits.timeout, started).await?;
+        let (slot, left) = self.take_slot(req.limits.timeout, started).await?;
         let limits = &Limits {
             timeout: left,
             ..req.limits.clone()
@@ -106,7 +106,7 @@ impl Runtime {
             .await?;
         let limiter = &store.data().limiter;
         let (peak, denied) = (limiter.peak(), limiter.denied());
-        drop(store);
+        retire(store, slot);
         let (out, out_dropped) = stdout.take();
         let (err, err_dropped) = stderr.take();
         let (exit_code, outcome) = exit_status(outcome, denied, out_dropped + err_dropped)?;
@@ -172,6 +172,22 @@ impl Runtime {
         let call = exports.run(&mut *store, code);
         Ok(tokio::time::timeout(timeout, call).await)
     }
+}
+
+/// Drop a finished call's store, and with it its instance, off the answer's path: resetting
+/// the instance's memory for the next call in its slot (finding the pages it wrote and putting
+/// them back from the image) is a good part of a short call's cost, and the answer does not
+/// need to wait for it. The slot stays held until the reset is done. What the store shares
+/// with the sandbox (quota, network, commands) is let go at once, so the sandbox's folders
+/// are free when the caller drops it.
+fn retire(mut store: Store<GuestState>, slot: super::pool::Slot) {
+    let state = store.data_mut();
+    state.quota = None;
+    state.network = None;
+    state.processes = None;
+    state.request = None;
+    // Without the sandbox threads the future, and the store in it, is dropped right here.
+    let _ = super::executor::detach(async move { drop((store, slot)) });
 }
 
 /// The exit code and outcome of a finished `turn`: `denied` says the memory cap refused a

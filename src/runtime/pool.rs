@@ -4,17 +4,19 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::sync::SemaphorePermit;
+use std::sync::Arc;
+
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::{Runtime, RuntimeError};
 
 /// Marks the runtime active when made and again when dropped (a call's start and end), for
 /// [`Runtime::release_idle_memory`].
-struct Active<'a>(&'a AtomicU64, Instant);
+struct Active(Arc<AtomicU64>, Instant);
 
-impl<'a> Active<'a> {
-    fn now(at: &'a AtomicU64, born: Instant) -> Self {
-        let me = Active(at, born);
+impl Active {
+    fn now(at: &Arc<AtomicU64>, born: Instant) -> Self {
+        let me = Active(at.clone(), born);
         me.mark();
         me
     }
@@ -25,17 +27,18 @@ impl<'a> Active<'a> {
     }
 }
 
-impl Drop for Active<'_> {
+impl Drop for Active {
     fn drop(&mut self) {
         self.mark();
     }
 }
 
 /// A call's hold on an instance slot: marks the runtime active while held. Fields drop in
-/// order: the activity mark first, then the slot.
-pub(super) struct Slot<'a> {
-    _active: Active<'a>,
-    _permit: SemaphorePermit<'a>,
+/// order: the activity mark first, then the slot. Owned, so a finished call's instance can
+/// be reset off the answer's path with its slot still held (see `Runtime::turn`).
+pub(super) struct Slot {
+    _active: Active,
+    _permit: OwnedSemaphorePermit,
 }
 
 impl Runtime {
@@ -50,8 +53,8 @@ impl Runtime {
         &self,
         timeout: Duration,
         started: Instant,
-    ) -> Result<(Slot<'_>, Duration), RuntimeError> {
-        let permit = match tokio::time::timeout(timeout, self.slots.acquire()).await {
+    ) -> Result<(Slot, Duration), RuntimeError> {
+        let permit = match tokio::time::timeout(timeout, self.slots.clone().acquire_owned()).await {
             Ok(Ok(permit)) => permit,
             Ok(Err(_closed)) => {
                 return Err(RuntimeError::Instantiate(
@@ -78,6 +81,13 @@ impl Runtime {
             });
         }
         Ok((slot, left))
+    }
+
+    /// Python instances alive now (instance slots held): calls running, a call whose caller
+    /// went away until its instance has really stopped, and a finished call until its
+    /// instance has been reset for the next one (just after the call answered).
+    pub fn instances_in_use(&self) -> usize {
+        (self.max_instances as usize).saturating_sub(self.slots.available_permits())
     }
 
     /// Bytes of guest memory that idle instance slots keep resident so the next call in each

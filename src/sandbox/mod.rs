@@ -155,8 +155,18 @@ impl SandboxBuilder {
             door: http::door(&self.network, &self.http),
             network: self.network,
             pip_settings: self.pip_settings,
-            installed: std::sync::Mutex::new(Vec::new()),
+            installed: Arc::new(std::sync::Mutex::new(Vec::new())),
         })
+    }
+}
+
+/// Stops a `pip install` when dropped: its pip is killed at once, and its blocking work,
+/// which goes on after the call was dropped, writes nothing more.
+struct StopOnDrop(Arc<crate::packages::PipStop>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop();
     }
 }
 
@@ -176,7 +186,8 @@ pub struct Sandbox {
     cwd: String,
     network: NetworkPolicy,
     pip_settings: Option<crate::packages::PipSettings>,
-    installed: std::sync::Mutex<Vec<crate::packages::Locked>>,
+    /// What `pip install` put in this sandbox (shared with an install still finishing).
+    installed: Arc<std::sync::Mutex<Vec<crate::packages::Locked>>>,
     /// Python's way to the network (through the host door), under `network`.
     door: Arc<http::HttpDoor>,
 }
@@ -266,6 +277,11 @@ impl Sandbox {
             .clone()
             .unwrap_or_else(|| runtime.pip_settings().clone());
         settings.timeout = settings.timeout.min(timeout);
+        // Dropping this call (its caller went away, its command was stopped) kills pip.
+        let stop = Arc::new(packages::PipStop::default());
+        settings.stop = Some(stop.clone());
+        let _stop_on_drop = StopOnDrop(stop.clone());
+        let record = self.installed.clone();
         let work = move || -> Result<Vec<packages::Locked>, packages::PackageError> {
             let builtins = packages::builtin_versions(&runtime.files().manifest());
             let lock =
@@ -275,6 +291,10 @@ impl Sandbox {
                 skip.extend(layer.packages.iter().map(|p| packages::normalize(&p.name)));
             }
             skip.extend(have);
+            // Nothing is written into a sandbox whose caller has gone.
+            if stop.is_stopped() {
+                return Err(packages::PackageError::Stopped);
+            }
             let site_rel = layout::USER_SITE_IN_TMP;
             scratch
                 .create_dir_all(site_rel)
@@ -300,15 +320,19 @@ impl Sandbox {
             );
             // What is on disk now, whatever happened.
             quota.refresh();
+            // Recorded here: an install that was under way when its caller left still shows
+            // in `pip list`, as its files are there.
+            if let Ok(done) = &result {
+                record
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .extend(done.iter().cloned());
+            }
             result
         };
         let installed = tokio::task::spawn_blocking(work)
             .await
             .map_err(|e| RuntimeError::Panicked(e.to_string()))??;
-        self.installed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .extend(installed.iter().cloned());
         Ok(installed)
     }
 

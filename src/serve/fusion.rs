@@ -210,25 +210,28 @@ pub(super) async fn run_code(
     };
     let stdin = req.stdin.unwrap_or_default();
     let result = if language == "bash" {
-        run_bash(&sb, &settings, &req.code, &stdin).await
+        run_bash(&sb, &settings, &req.code, &stdin, Box::new(call)).await
     } else {
         let inv = Invocation::parse(&["-c".to_string(), req.code])
             .map_err(|e| ApiError::bad_request(e.to_string()))?;
         // Commands the code starts run in an in-process shell over the same sandbox.
         let commands = crate::shell::guest_commands(&sb);
-        sb.run_with_processes(
-            inv,
-            stdin.as_bytes(),
-            sb.env(),
-            sb.cwd(),
-            sb.limits().clone(),
-            Some(commands),
-        )
-        .await
-        .map(|r| python_run_result(&r))
-        .map_err(|e| e.to_string())
+        // A client that goes away drops this run: the instance stops at its next epoch check.
+        let r = sb
+            .run_with_processes(
+                inv,
+                stdin.as_bytes(),
+                sb.env(),
+                sb.cwd(),
+                sb.limits().clone(),
+                Some(commands),
+            )
+            .await
+            .map(|r| python_run_result(&r))
+            .map_err(|e| e.to_string());
+        drop(call);
+        r
     };
-    drop(call);
     let rr = match result {
         Ok(rr) => rr,
         Err(m) => return Ok(sandbox_error(format!("the sandbox failed: {m}"))),
@@ -248,12 +251,15 @@ pub(super) async fn run_code(
     })))
 }
 
-/// Bash through our in-process shell; stdin comes from a file in `/tmp`.
+/// Bash through our in-process shell; stdin comes from a file in `/tmp`. `hold` (the call's
+/// admission slot) is kept until the script has really ended: a client that goes away
+/// interrupts it (see `Shell::exec_holding`).
 async fn run_bash(
     sb: &Arc<Sandbox>,
     settings: &SandboxSettings,
     code: &str,
     stdin: &str,
+    hold: Box<dyn std::any::Any + Send>,
 ) -> Result<Value, String> {
     let script = if stdin.is_empty() {
         code.to_string()
@@ -266,7 +272,10 @@ async fn run_bash(
         format!("{{\n{code}\n}} < /tmp/.run_code_stdin")
     };
     let mut shell = Shell::new(sb.clone(), settings.shell()).map_err(|e| e.to_string())?;
-    let r = shell.exec(&script).await.map_err(|e| e.to_string())?;
+    let r = shell
+        .exec_holding(&script, None, None, Some(hold))
+        .await
+        .map_err(|e| e.to_string())?;
     let secs = r.duration.as_secs_f64();
     Ok(if r.outcome == CommandOutcome::Timeout {
         run_result("TimeLimitExceeded", secs, None, r.stdout, r.stderr)

@@ -57,8 +57,9 @@ impl Metrics {
         self.responses[class].fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The Prometheus text; `kept_bytes` is what idle instance slots keep resident now.
-    pub fn render(&self, kept_bytes: u64) -> String {
+    /// The Prometheus text; `kept_bytes` is what idle instance slots keep resident now,
+    /// `instances` the Python instances alive now.
+    pub fn render(&self, kept_bytes: u64, instances: u64) -> String {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let mut s = String::new();
         let mut one = |name: &str, kind: &str, help: &str, v: u64| {
@@ -75,6 +76,12 @@ impl Metrics {
             "gauge",
             "Sandbox calls running now.",
             g(&self.inflight),
+        );
+        one(
+            "llm_in_sandbox_instances_in_use",
+            "gauge",
+            "Python instances alive now (a call whose client left keeps one until it stops).",
+            instances,
         );
         one(
             "llm_in_sandbox_rejected_total",
@@ -159,7 +166,7 @@ mod tests {
         m.observe_call(Duration::from_micros(800));
         m.observe_call(Duration::from_millis(30));
         m.observe_call(Duration::from_secs(100));
-        let t = m.render(0);
+        let t = m.render(0, 0);
         assert!(
             t.contains("llm_in_sandbox_call_seconds_bucket{le=\"0.001\"} 1\n"),
             "{t}"

@@ -531,7 +531,10 @@ async fn access(State(srv): State<Arc<Server>>, req: Request, next: Next) -> Res
 async fn metrics_text(State(srv): State<Arc<Server>>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        srv.metrics.render(srv.runtime.kept_bytes()),
+        srv.metrics.render(
+            srv.runtime.kept_bytes(),
+            srv.runtime.instances_in_use() as u64,
+        ),
     )
         .into_response()
 }

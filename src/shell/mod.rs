@@ -5,8 +5,10 @@
 
 mod commands;
 mod fs;
+mod git;
 mod observation;
 mod processes;
+mod waits;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -129,14 +131,16 @@ pub struct Shell {
 }
 
 /// Stops the call a [`Shell`] is running from outside it (e.g. the client that asked for it
-/// went away): the script stops at its next command boundary and a running `python3` is
-/// stopped at once; the call then ends with a [`ShellFault`] and the shell stays usable.
+/// went away): the script stops at its next command boundary, and a command that waits is
+/// stopped at once (`python3`, `pip`, `sleep`; `curl` and `wget` within 10 ms); the call then
+/// ends with a [`ShellFault`] and the shell stays usable.
 /// Cheap to clone; get it before the call starts ([`Shell::interrupter`]).
 #[derive(Clone)]
 pub struct Interrupter {
     /// bashkit's own cancellation flag (checked between commands).
     cancel: Arc<std::sync::atomic::AtomicBool>,
-    /// Seen by a running `python3` or `pip` (also sent when the per-call limit passes).
+    /// Seen by a running `python3`, `pip` or `sleep` (also sent when the per-call limit
+    /// passes).
     python: Arc<tokio::sync::watch::Sender<bool>>,
     stopped: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -212,7 +216,7 @@ impl Shell {
         let pip = PipCommand::shared(sandbox.runtime());
         let faults = Arc::new(Mutex::new(None));
         let call_deadline = Arc::new(Mutex::new(None));
-        let python_stop = Arc::new(tokio::sync::watch::Sender::new(false));
+        let stop = Arc::new(tokio::sync::watch::Sender::new(false));
         let limits = ExecutionLimits::new()
             .max_commands(usize::MAX)
             .max_loop_iterations(usize::MAX)
@@ -237,7 +241,7 @@ impl Shell {
                 pip: pip.clone(),
                 faults: faults.clone(),
                 call_deadline: call_deadline.clone(),
-                interrupt: python_stop.clone(),
+                interrupt: stop.clone(),
                 processes: Arc::new(processes::ShellProcesses::new(sandbox.clone(), depth)),
             })
         };
@@ -247,22 +251,29 @@ impl Shell {
             .builtin("python3.15", python())
             .builtin(
                 "pip",
-                Box::new(Pip(pip.clone(), sandbox.clone(), python_stop.clone())),
+                Box::new(Pip(pip.clone(), sandbox.clone(), stop.clone())),
             )
             .builtin(
                 "pip3",
-                Box::new(Pip(pip.clone(), sandbox.clone(), python_stop.clone())),
+                Box::new(Pip(pip.clone(), sandbox.clone(), stop.clone())),
             );
         b = b
+            .builtin("sleep", Box::new(waits::Sleep(stop.clone())))
             .builtin("id", Box::new(commands::Id))
-            .builtin("whoami", Box::new(commands::Whoami));
+            .builtin("whoami", Box::new(commands::Whoami))
+            .builtin(
+                "git",
+                Box::new(git::Git {
+                    timeout: settings.timeout,
+                }),
+            );
         for (name, reason) in UNAVAILABLE {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }
         let bash = b.build();
         let interrupter = Interrupter {
             cancel: bash.cancellation_token(),
-            python: python_stop,
+            python: stop,
             stopped: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         };
         let mount = |path: &'static str, dir: Arc<cap_std::fs::Dir>| {
@@ -361,7 +372,8 @@ impl Shell {
 
     /// [`Shell::exec_streaming`] with a shorter time limit for this call only (`None` or a
     /// longer one: the shell's own). The shorter limit stops the script at its next command
-    /// boundary, and a `python3` inside is given only what is left of it.
+    /// boundary and a command waiting in it at once (see [`Interrupter`]); a `python3` inside
+    /// is given only what is left of it.
     ///
     /// # Errors
     /// As [`Shell::exec`].
@@ -402,7 +414,8 @@ impl Shell {
         // A failure left by a call nobody waited for belongs to that call.
         lock(&self.faults).take();
         let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        *lock(&self.call_deadline) = limit.map(|l| Instant::now() + l);
+        let began = Instant::now();
+        *lock(&self.call_deadline) = limit.map(|l| began + l);
         // The timer runs beside the call (a busy script never yields to a timer of its own
         // task) and fires only into the call it was made for.
         let call_no = self.calls.fetch_add(1, SeqCst) + 1;
@@ -445,7 +458,9 @@ impl Shell {
             return Err(ShellFault("the call was interrupted".into()));
         }
         let timeout = limit.unwrap_or(self.settings.timeout);
-        if fired.load(SeqCst) {
+        // A `python3` given what was left of the limit may end the script a moment before
+        // the timer fires: past the limit is a timeout all the same.
+        if fired.load(SeqCst) || limit.is_some_and(|l| began.elapsed() >= l) {
             // Past the per-call limit: a timeout, however the script ended after it.
             lock(&self.faults).take();
             let (out, err) = partial;

@@ -496,3 +496,176 @@ async fn initialize_as_host(
     }
     req.send().await.expect("POST")
 }
+
+/// A cancelled tool call (`notifications/cancelled`, what a client sends when it gives up)
+/// stops its work on the server, whatever it waits for, frees its slot, and the sandbox goes
+/// on. The server is the real binary, so `/metrics` shows only these calls.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_http_tool_call_stops_its_work() {
+    use crate::interrupts::{Serve, Sign, Trickle, running, stopped_after};
+    let trickle = Trickle::start();
+    let net = format!("127.0.0.1:{}", trickle.port);
+    let serve = Serve::start(&["--allow-net", &net, "--timeout", "120"], &[]);
+    let mut m = HttpMcp::open(&serve.base, None).await;
+    let key = "cancelled";
+    let (t, err) = m
+        .call(
+            "run_bash",
+            json!({"command": "mkdir -p kept && cd kept && export MARK=1", "sandbox": key}),
+        )
+        .await;
+    assert!(!err, "{t}");
+    let url = trickle.url();
+    let cases: Vec<(&str, &str, Value, Vec<Sign>)> = vec![
+        (
+            "run_bash sleep",
+            "run_bash",
+            json!({"command": "sleep 30"}),
+            vec![Sign::Slot],
+        ),
+        (
+            "run_bash curl",
+            "run_bash",
+            json!({"command": format!("curl -s {url}")}),
+            vec![Sign::Reading],
+        ),
+        (
+            "run_bash time.sleep",
+            "run_bash",
+            json!({"command": "python3 -c 'import time; time.sleep(30)'"}),
+            vec![Sign::Python],
+        ),
+        (
+            "run_python time.sleep",
+            "run_python",
+            json!({"code": "import time; time.sleep(30)"}),
+            vec![Sign::Python],
+        ),
+        (
+            "run_python busy loop",
+            "run_python",
+            json!({"code": "while True: pass"}),
+            vec![Sign::Python],
+        ),
+        (
+            "execute_bash sleep",
+            "execute_bash",
+            json!({"command": "sleep 30"}),
+            vec![Sign::Slot],
+        ),
+    ];
+    let mut results = Vec::new();
+    for (name, tool, mut args, signs) in cases {
+        args["sandbox"] = json!(key);
+        let opened = trickle.opened();
+        let id = 1000 + results.len() as u64;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                         "params": {"name": tool, "arguments": args}});
+        let (murl, session) = (m.url.clone(), m.session.clone());
+        let call = tokio::spawn(async move {
+            let mut r = client()
+                .post(&murl)
+                .header("Accept", "application/json, text/event-stream")
+                .header("Content-Type", "application/json")
+                .header("Mcp-Protocol-Version", "2025-06-18")
+                .body(msg.to_string());
+            if let Some(s) = session {
+                r = r.header("Mcp-Session-Id", s);
+            }
+            let r = r.send().await.expect("POST");
+            r.text().await.unwrap_or_default()
+        });
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let seen = std::time::Instant::now();
+        while !running(&serve, &trickle, opened, &signs).await {
+            assert!(
+                seen.elapsed() < Duration::from_secs(30),
+                "{name}: never seen running"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!call.is_finished(), "{name}: ended before it was cancelled");
+        let r = m
+            .post(
+                &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": id, "reason": "the client gave up"}}),
+            )
+            .await;
+        let at = std::time::Instant::now();
+        assert_eq!(r.status(), StatusCode::ACCEPTED, "{name}");
+        results.push((
+            name,
+            stopped_after(&serve, &trickle, opened, &signs, at).await,
+        ));
+        call.abort();
+        let started = std::time::Instant::now();
+        let (t, err) = m
+            .call(
+                "run_bash",
+                json!({"command": "pwd; echo $MARK", "sandbox": key}),
+            )
+            .await;
+        assert!(!err && t.contains("/testbed/kept\n1\n"), "{name}: {t}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{name}: the next call waited {:?}",
+            started.elapsed()
+        );
+    }
+    eprintln!("after notifications/cancelled over HTTP:");
+    for (name, took) in &results {
+        eprintln!("  {name:<22} {took:?}");
+    }
+    for (name, took) in &results {
+        assert!(
+            took.is_some_and(|t| t < Duration::from_secs(5)),
+            "{name}: not stopped ({took:?})"
+        );
+    }
+}
+
+/// Over stdio too: a cancelled `run_bash` stops at once, and the next call (which waits for
+/// it to end) answers with the shell's state intact.
+#[test]
+fn a_cancelled_stdio_tool_call_stops_its_work() {
+    let mut s = StdioServer::start();
+    s.request("initialize", initialize_params());
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (t, err) = s.call(
+        "run_bash",
+        json!({"command": "mkdir -p kept && cd kept && export MARK=1"}),
+    );
+    assert!(!err, "{t}");
+    for (name, tool, args) in [
+        ("run_bash sleep", "run_bash", json!({"command": "sleep 30"})),
+        (
+            "run_bash time.sleep",
+            "run_bash",
+            json!({"command": "python3 -c 'import time; time.sleep(30)'"}),
+        ),
+        (
+            "execute_bash sleep",
+            "execute_bash",
+            json!({"command": "sleep 30"}),
+        ),
+    ] {
+        let id = 9000 + s.next;
+        s.next += 1;
+        s.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": tool, "arguments": args}}));
+        std::thread::sleep(Duration::from_millis(1500));
+        s.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": id, "reason": "the client gave up"}}),
+        );
+        let at = std::time::Instant::now();
+        let (t, err) = s.call("run_bash", json!({"command": "pwd; echo $MARK"}));
+        let took = at.elapsed();
+        eprintln!(
+            "stdio {name}: the next call answered {:.1} ms after the cancel",
+            took.as_secs_f64() * 1e3
+        );
+        assert!(!err && t.contains("/testbed/kept\n1\n"), "{name}: {t}");
+        assert!(took < Duration::from_secs(5), "{name}: waited {took:?}");
+    }
+}

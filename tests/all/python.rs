@@ -289,6 +289,7 @@ async fn idle_slots_give_their_memory_back_and_still_start_clean() {
                  sys.modules['lis_mark'] = json; json.X = 1";
     let first = ok(&py(&sb, &["-c", probe]).await);
     assert_eq!(first, "False None 0\n");
+    settled(&rt).await;
     let kept = rt.kept_bytes();
     if wasmtime::PoolingAllocationConfig::is_pagemap_scan_available() {
         assert!(
@@ -332,6 +333,7 @@ async fn idle_slots_give_their_memory_back_and_still_start_clean() {
     );
     assert_eq!(ok(&running.await.unwrap()), "done\n");
 
+    settled(&rt).await;
     let kept = rt.kept_bytes();
     assert_eq!(rt.release_idle_memory(Duration::ZERO), Some(kept));
     assert_eq!(rt.kept_bytes(), 0);
@@ -344,8 +346,22 @@ async fn idle_slots_give_their_memory_back_and_still_start_clean() {
     for _ in 0..3 {
         assert_eq!(ok(&py(&sb, &["-c", probe]).await), first);
     }
+    settled(&rt).await;
     if wasmtime::PoolingAllocationConfig::is_pagemap_scan_available() {
         assert!(rt.kept_bytes() > 1 << 20);
+    }
+}
+
+/// Wait until every instance slot is back: a finished call's instance is reset just after
+/// the call answered.
+async fn settled(rt: &llm_in_sandbox::runtime::Runtime) {
+    let t0 = std::time::Instant::now();
+    while rt.instances_in_use() > 0 {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(30),
+            "a slot was never given back"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
 }
 

@@ -119,9 +119,10 @@ def test_mcp_streamable_http(server):
 
 
 def test_mcp_cancelled_calls_stop_and_the_session_goes_on(server):
-    """A client that gives up on a tool call (``notifications/cancelled``): the call stops on
-    the server (the slot is free again, no call in flight) and the session's shell, with its
-    state, answers the next call."""
+    """A client that gives up on a tool call (the official client sends
+    ``notifications/cancelled`` when its scope is cancelled): the call stops on the server
+    (busy loops, ``time.sleep`` and ``sleep`` alike; the slot is free again, no call in
+    flight) and the session's shell, with its state, answers the next call."""
     import time
     import urllib.request
 
@@ -139,20 +140,26 @@ def test_mcp_cancelled_calls_stop_and_the_session_goes_on(server):
                     assert not _is_error(r), _text(r)
                     for tool, args in [
                         ("run_python", {"code": "while True: pass"}),
+                        ("run_python", {"code": "import time; time.sleep(30)"}),
                         ("run_bash", {"command": "python3 -c 'while True: pass'"}),
+                        ("run_bash", {"command": "sleep 30"}),
                         ("execute_bash", {"command": "while true; do :; done"}),
+                        ("execute_bash", {"command": "sleep 30"}),
                     ]:
                         with anyio.move_on_after(1.5) as scope:
                             await session.call_tool(tool, args)
                         assert scope.cancelled_caught, f"{tool} finished instead of running on"
                         started = time.monotonic()
+                        deadline = started + 20
+                        while in_flight() != "llm_in_sandbox_calls_in_flight 0" and time.monotonic() < deadline:
+                            await anyio.sleep(0.01)
+                        stopped = time.monotonic() - started
+                        print(f"{tool} {args}: stopped {stopped * 1e3:.1f} ms after the cancel")
+                        assert in_flight() == "llm_in_sandbox_calls_in_flight 0", tool
+                        # Generous: the machine may be busy; the print is the measurement.
+                        assert stopped < 5, (tool, args, stopped)
                         r = await session.call_tool("run_bash", {"command": "pwd; echo $M"})
                         assert "/testbed/k\n7" in _text(r), (tool, _text(r))
-                        assert time.monotonic() - started < 20, tool
-                        deadline = time.monotonic() + 10
-                        while in_flight() != "llm_in_sandbox_calls_in_flight 0" and time.monotonic() < deadline:
-                            await anyio.sleep(0.05)
-                        assert in_flight() == "llm_in_sandbox_calls_in_flight 0", tool
 
     anyio.run(main)
 
