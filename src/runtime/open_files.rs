@@ -116,7 +116,7 @@ pub fn kernel_ceiling() -> Option<u64> {
 }
 
 /// What [`raise_open_file_limit`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LimitRaise {
     /// The limit before.
     pub before: OpenFileLimit,
@@ -126,6 +126,9 @@ pub struct LimitRaise {
     pub wanted: u64,
     /// The kernel's ceiling for the hard limit (`fs.nr_open`), when known.
     pub kernel_ceiling: Option<u64>,
+    /// Raising the hard limit was tried and refused: the OS error (`EPERM` without
+    /// `CAP_SYS_RESOURCE`, as for root in many containers).
+    pub hard_refused: Option<String>,
 }
 
 impl LimitRaise {
@@ -170,7 +173,15 @@ impl std::fmt::Display for LimitRaise {
         } else {
             write!(f, "open files: the limit is {} (hard {})", a.soft, a.hard)?;
         }
-        if !self.enough() {
+        if let (false, Some(why)) = (self.enough(), &self.hard_refused) {
+            write!(
+                f,
+                "; {} wanted, so fewer sandboxes fit at once; raising the hard limit was \
+                 refused ({why}): it needs CAP_SYS_RESOURCE, which this process lacks (root in \
+                 a container often does){ceiling}",
+                self.wanted
+            )?;
+        } else if !self.enough() {
             write!(
                 f,
                 "; {} wanted, so fewer sandboxes fit at once: raise the hard limit (`ulimit -Hn`; \
@@ -194,6 +205,7 @@ pub fn raise_open_file_limit(wanted: u64) -> std::io::Result<LimitRaise> {
     let before = current_limit()?;
     let kernel_ceiling = kernel_ceiling();
     let mut after = before;
+    let mut hard_refused = None;
     if wanted > before.hard {
         let target = kernel_ceiling
             .map_or(wanted, |c| wanted.min(c))
@@ -203,8 +215,11 @@ pub fn raise_open_file_limit(wanted: u64) -> std::io::Result<LimitRaise> {
             hard: target,
         };
         // Without the privilege this fails (EPERM): the soft limit is raised below.
-        if target > before.hard && set_limit(raised).is_ok() {
-            after = raised;
+        if target > before.hard {
+            match set_limit(raised) {
+                Ok(()) => after = raised,
+                Err(e) => hard_refused = Some(e.to_string()),
+            }
         }
     }
     if after.soft < after.hard {
@@ -221,6 +236,7 @@ pub fn raise_open_file_limit(wanted: u64) -> std::io::Result<LimitRaise> {
         after,
         wanted,
         kernel_ceiling,
+        hard_refused,
     })
 }
 
@@ -351,6 +367,12 @@ mod tests {
         }
         let wanted = before.hard.saturating_add(1000).min(ceiling);
         let raise = raise_open_file_limit(wanted).expect("raise");
+        if let Some(why) = &raise.hard_refused {
+            // Root without CAP_SYS_RESOURCE (a container): what it says is checked below.
+            eprintln!("skipped: raising the hard limit was refused: {why}");
+            assert!(raise.to_string().contains("CAP_SYS_RESOURCE"), "{raise}");
+            return;
+        }
         assert_eq!(raise.after.hard, wanted, "{raise}");
         assert!(raise.enough() && raise.worth_saying());
         let text = raise.to_string();
@@ -373,6 +395,7 @@ mod tests {
             },
             wanted: 60_512,
             kernel_ceiling: Some(1 << 20),
+            hard_refused: None,
         };
         assert!(!short.enough() && short.worth_saying());
         let text = short.to_string();
@@ -381,6 +404,18 @@ mod tests {
             "60512 wanted",
             "ulimit -Hn",
             "fs.nr_open = 1048576",
+        ] {
+            assert!(text.contains(part), "{part:?} missing from: {text}");
+        }
+        let refused = LimitRaise {
+            hard_refused: Some("Operation not permitted (os error 1)".into()),
+            ..short
+        };
+        let text = refused.to_string();
+        for part in [
+            "60512 wanted",
+            "refused (Operation not permitted (os error 1))",
+            "CAP_SYS_RESOURCE",
         ] {
             assert!(text.contains(part), "{part:?} missing from: {text}");
         }

@@ -443,3 +443,33 @@ async fn a_running_call_shares_its_folders_descriptors() {
     assert_eq!(ok(&r), "['go', 'waiting']\n");
     assert_eq!(during, 1, "a running call opened its workspace again");
 }
+
+/// The snapshot's objects are immortal (PEP 683; `src/runtime/immortal.py`): calls do not
+/// write their reference counts. What a call makes is mortal as usual: freed when its last
+/// reference goes (weakref callbacks, `__del__`), cycles collected, and the optimisations
+/// that need a sole reference (in-place `str +=`) still work.
+#[tokio::test]
+async fn snapshot_objects_are_immortal_and_a_calls_own_objects_are_not() {
+    let r = code(
+        "import sys, gc, json, weakref, numpy as np\n\
+         print(sys._is_immortal(json.dumps), sys._is_immortal(np.ndarray), \
+         sys._is_immortal(sys.modules))\n\
+         class C:\n    def __del__(self): print('del')\n\
+         c = C(); w = weakref.ref(c)\n\
+         print(sys._is_immortal(c), sys.getrefcount(c))\n\
+         del c\n\
+         print(w() is None)\n\
+         a = C(); b = C(); a.b = b; b.a = a; w = weakref.ref(a); del a, b\n\
+         gc.collect(); print(w() is None)\n\
+         x = np.arange(3.0); x += 1; print(x.tolist())\n\
+         s = 'ab' * 3\n\
+         for _ in range(3): s += 'c'\n\
+         print(s)\n\
+         json.extra = 1; print(json.extra, sys.modules['json'].extra)",
+    )
+    .await;
+    assert_eq!(
+        ok(&r),
+        "True True True\nFalse 2\ndel\nTrue\ndel\ndel\nTrue\n[1.0, 2.0, 3.0]\nabababccc\n1 1\n"
+    );
+}

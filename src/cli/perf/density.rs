@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 
 use llm_in_sandbox::runtime::{Limits, Runtime};
 use llm_in_sandbox::sandbox::Sandbox;
@@ -78,7 +78,13 @@ pub(super) fn density(
     count: usize,
 ) -> anyhow::Result<()> {
     let (fds_before, before) = (open_files(), Memory::now());
-    let (sandboxes, shells) = live_episodes(runtime, count)?;
+    let (sandboxes, shells, short) = live_episodes(runtime, count);
+    // Fewer when a limit stopped the making: the figures are for those made, and the run
+    // still fails at the end, naming the limit.
+    let made = sandboxes.len();
+    if let (0, Some(why)) = (made, &short) {
+        bail!("could not make any of {count} sandboxes: {why}");
+    }
     let idle = Memory::now().minus(before);
     let fds_idle = open_files();
     let (base, maps_base) = (Memory::now(), memory_maps());
@@ -97,7 +103,7 @@ pub(super) fn density(
     let released = Memory::now().minus(before);
     drop(alive);
     let started = waited.started;
-    print_density(count, started, results, [idle, active, after, released]);
+    print_density(made, started, results, [idle, active, after, released]);
     let per = |n: usize, of: usize| n as f64 / of.max(1) as f64;
     let in_call = per(fds_active.saturating_sub(fds_before), started);
     println!(
@@ -105,25 +111,28 @@ pub(super) fn density(
          active row). Open files per live sandbox: {:.1} idle, {in_call:.1} inside a call; \
          memory maps per running call: {:.1}. This process may hold {} open files, so about \
          {:.0} sandboxes fit inside a call at once by open files.\n",
-        (idle.physical as f64 / count.max(1) as f64 + per_bytes(active.physical, started))
+        (idle.physical as f64 / made.max(1) as f64 + per_bytes(active.physical, started))
             / 1048576.0,
-        per(fds_idle.saturating_sub(fds_before), count),
+        per(fds_idle.saturating_sub(fds_before), made),
         per(maps_active.saturating_sub(maps_base), started),
         open_file_limit(),
         open_file_limit() as f64 / in_call.max(1.0),
     );
-    if let Some(why) = waited.stopped {
-        bail!("stopped with {started} of {count} calls running at once: {why}");
+    if let Some(why) = short {
+        bail!("stopped after making {made} of {count} sandboxes: {why}");
     }
-    if results < count {
+    if let Some(why) = waited.stopped {
+        bail!("stopped with {started} of {made} calls running at once ({count} asked): {why}");
+    }
+    if results < made {
         bail!(
-            "only {results} of {count} concurrent calls succeeded; the first failure: {}",
+            "only {results} of {made} concurrent calls succeeded; the first failure: {}",
             first_failure.unwrap_or_default()
         );
     }
-    if started < count {
+    if started < made {
         bail!(
-            "only {started} of {count} calls were running at once; {}",
+            "only {started} of {made} calls were running at once; {}",
             standing()
         );
     }
@@ -143,14 +152,14 @@ const GO: &str = "lis-bench-go";
 type WaitingCall = tokio::task::JoinHandle<(Option<String>, Shell)>;
 
 /// `count` sandboxes, each with a shell and the script that does the numpy work, says it is
-/// running, and waits (sleeping) for the host's go.
-///
-/// # Errors
-/// A sandbox cannot be made: the error says how many were, and which limit was reached.
+/// running, and waits (sleeping) for the host's go. Fewer when a limit stops the making: a
+/// sandbox could not be made, or the open files came within [`files_kept_free`] of the limit
+/// (the calls still need some) or the machine's memory near its floor; then also why, naming
+/// the limit and where it stood.
 fn live_episodes(
     runtime: &Arc<Runtime>,
     count: usize,
-) -> anyhow::Result<(Vec<Arc<Sandbox>>, Vec<Shell>)> {
+) -> (Vec<Arc<Sandbox>>, Vec<Shell>, Option<String>) {
     let script = format!(
         "import os, time\n\
          {WORK}\
@@ -172,6 +181,11 @@ fn live_episodes(
     let mut shells = Vec::with_capacity(count);
     let mut sandboxes = Vec::with_capacity(count);
     for made in 0..count {
+        if made % CHECK_EVERY == 0
+            && let Some(why) = near_a_limit()
+        {
+            return (sandboxes, shells, Some(why));
+        }
         let one = || -> anyhow::Result<(Arc<Sandbox>, Shell)> {
             let sb = Arc::new(
                 Sandbox::builder(runtime.clone())
@@ -182,16 +196,53 @@ fn live_episodes(
             let shell = Shell::new(sb.clone(), settings.clone())?;
             Ok((sb, shell))
         };
-        let (sb, shell) = one().with_context(|| {
-            format!(
-                "stopped after making {made} of {count} sandboxes: {}",
-                reached().unwrap_or_else(standing)
-            )
-        })?;
-        sandboxes.push(sb);
-        shells.push(shell);
+        match one() {
+            Ok((sb, shell)) => {
+                sandboxes.push(sb);
+                shells.push(shell);
+            }
+            Err(e) => {
+                let why = reached().unwrap_or_else(standing);
+                return (sandboxes, shells, Some(format!("{why} ({e:#})")));
+            }
+        }
     }
-    Ok((sandboxes, shells))
+    (sandboxes, shells, None)
+}
+
+/// How often (in sandboxes made) [`live_episodes`] looks at the limits: reading the open
+/// files lists them all.
+const CHECK_EVERY: usize = 64;
+
+/// Open files left free for the calls themselves (each opens its script, its marker and what
+/// Python opens; [`WINDOW`] start at once): 2% of the limit, at least 512.
+fn files_kept_free(limit: u64) -> u64 {
+    (limit / 50).max(512)
+}
+
+/// Why no more sandboxes should be made, if so: the next [`CHECK_EVERY`] would take the open
+/// files into the share kept for the calls, or the machine's memory is near its floor.
+fn near_a_limit() -> Option<String> {
+    let (files, limit) = (open_files() as u64, open_file_limit());
+    let next = (CHECK_EVERY as u64).saturating_mul(llm_in_sandbox::runtime::OPEN_FILES_PER_SANDBOX);
+    if files
+        .saturating_add(next)
+        .saturating_add(files_kept_free(limit))
+        > limit
+    {
+        return Some(format!(
+            "the open-files limit: {files} open of {limit} (ulimit -n), {} kept free for the \
+             calls; each sandbox holds {}",
+            files_kept_free(limit),
+            llm_in_sandbox::runtime::OPEN_FILES_PER_SANDBOX
+        ));
+    }
+    let (total, avail) = machine_memory().filter(|&(t, a)| a < memory_floor(t))?;
+    Some(format!(
+        "the machine's memory: {} MiB available of {} MiB (MemAvailable)",
+        avail >> 20,
+        total >> 20
+    ))
 }
 
 /// Calls started but not yet waiting, at most: enough to keep the cores busy, few enough that

@@ -201,12 +201,12 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     if let Some(latency) = args.model_latency {
         latency_throughput(&runtime, &rt, latency, &args.latency_workers)?;
     }
+    // The rows first: a density run stopped by a limit ends in an error.
+    print_rows(&rows);
     // Last: thousands of live instances leave their slots' pages resident, which would skew
     // whatever is measured after them.
     if let Some(count) = args.density {
         density(&runtime, &rt, count)?;
     }
-
-    print_rows(&rows);
     Ok(ExitCode::SUCCESS)
 }
