@@ -119,7 +119,10 @@ pub(super) fn density(
         open_file_limit() as f64 / in_call.max(1.0),
     );
     if let Some(why) = short {
-        bail!("stopped after making {made} of {count} sandboxes: {why}");
+        bail!(
+            "stopped after making {made} of {count} sandboxes ({started} were inside a numpy \
+             call at once, {results} of their calls succeeded): {why}"
+        );
     }
     if let Some(why) = waited.stopped {
         bail!("stopped with {started} of {made} calls running at once ({count} asked): {why}");
