@@ -1,26 +1,27 @@
 #!/usr/bin/env bash
-# Move vendor/wasmtime to another published wasmtime version, with our patch re-applied, and
-# measure the slot-reuse figure with the upstream crate and with the patched one.
+# Move vendor/wasmtime and vendor/wasmtime-wasi to another published version, with our patches
+# re-applied, and measure the slot-reuse figure with the upstream crates and with the patched
+# ones.
 #
-#   vendor/update-wasmtime.sh VERSION            # replace vendor/wasmtime, bump the pins,
+#   vendor/update-wasmtime.sh VERSION            # replace both crates, bump the pins,
 #                                                # build twice, print both figures
 #   vendor/update-wasmtime.sh VERSION --check    # only fetch, patch and diff against the
-#                                                # current vendor/wasmtime (no build); for
+#                                                # current vendor/ crates (no build); for
 #                                                # the pinned version the diff is empty
 #   vendor/update-wasmtime.sh VERSION --no-bench # replace and patch, no builds
 #
-# The crate's source comes through cargo's own client: a throwaway project that depends on
-# `wasmtime = "=VERSION"` and `cargo fetch`, then the unpacked source (or the downloaded
-# .crate archive) in cargo's registry folder. The figure is benches/slot_reuse.sh run by
+# The crates' source comes through cargo's own client: a throwaway project that depends on
+# `wasmtime` and `wasmtime-wasi` `=VERSION` and `cargo fetch`, then the unpacked source (or
+# the downloaded .crate archive) in cargo's registry folder. The figure is benches/slot_reuse.sh run by
 # `llm-in-sandbox exec --bash` (microseconds per `python3 -c 'print(1)'`, see vendor/README.md).
 #
-# When the patch no longer applies, the script stops with the upstream source in place under
+# When a patch no longer applies, the script stops with the upstream source in place under
 # a temporary folder and says which hunk failed: port the change by hand, then regenerate
-# vendor/wasmtime.patch with `diff -ru upstream patched`.
+# vendor/CRATE.patch with `diff -ru upstream patched`.
 set -euo pipefail
 
 usage() {
-    sed -n '2,12p' "$0" >&2
+    sed -n '2,11p' "$0" >&2
     exit 2
 }
 
@@ -42,7 +43,10 @@ cargo_home=${CARGO_HOME:-$HOME/.cargo}
 work=$(mktemp -d "${TMPDIR:-/tmp}/update-wasmtime.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# 1. Fetch the published crate with cargo (no features: only wasmtime's required deps).
+# The vendored crates, each with its patch: vendor/CRATE is CRATE VERSION + vendor/CRATE.patch.
+crates=(wasmtime wasmtime-wasi)
+
+# 1. Fetch the published crates with cargo (no features: only their required deps).
 mkdir -p "$work/fetch/src"
 cat >"$work/fetch/Cargo.toml" <<EOF
 [package]
@@ -53,48 +57,55 @@ publish = false
 
 [dependencies]
 wasmtime = { version = "=$version", default-features = false }
+wasmtime-wasi = { version = "=$version", default-features = false }
 
 [workspace]
 EOF
 : >"$work/fetch/src/lib.rs"
-echo "fetching wasmtime $version with cargo..." >&2
+echo "fetching wasmtime and wasmtime-wasi $version with cargo..." >&2
 cargo fetch --quiet --manifest-path "$work/fetch/Cargo.toml"
 
-upstream=$work/wasmtime-$version
-src=$(compgen -G "$cargo_home/registry/src/*/wasmtime-$version" | head -n 1 || true)
-if [ -n "$src" ] && [ -f "$src/Cargo.toml" ]; then
-    cp -a "$src" "$upstream"
-else
-    crate=$(compgen -G "$cargo_home/registry/cache/*/wasmtime-$version.crate" | head -n 1 || true)
-    [ -n "$crate" ] || {
-        echo "cargo fetched wasmtime $version but its source is not under $cargo_home/registry" >&2
-        exit 1
-    }
-    tar -xzf "$crate" -C "$work"
-fi
-# cargo's unpack marker is not part of the crate.
-rm -f "$upstream/.cargo-ok"
-
-# 2. Re-apply our patch to a copy.
-patched=$work/patched
-cp -a "$upstream" "$patched"
-if ! patch --quiet --forward --batch --no-backup-if-mismatch -p1 -d "$patched" \
-    <"$vendor/wasmtime.patch"; then
-    keep=$(mktemp -d "${TMPDIR:-/tmp}/wasmtime-$version-upstream.XXXXXX")
-    cp -a "$upstream/." "$keep/"
-    echo "vendor/wasmtime.patch does not apply to wasmtime $version (see the rejects above)." >&2
-    echo "The upstream source is in $keep: port the change there and regenerate the patch." >&2
-    exit 1
-fi
-
-if [ "$mode" = --check ]; then
-    echo "diff -r <wasmtime $version + wasmtime.patch> vendor/wasmtime:" >&2
-    if diff -r "$patched" "$vendor/wasmtime"; then
-        echo "identical: vendor/wasmtime is wasmtime $version with vendor/wasmtime.patch" >&2
+# 2. Unpack each and re-apply its patch to a copy.
+mkdir -p "$work/upstream" "$work/patched"
+for crate in "${crates[@]}"; do
+    upstream=$work/upstream/$crate
+    src=$(compgen -G "$cargo_home/registry/src/*/$crate-$version" | head -n 1 || true)
+    if [ -n "$src" ] && [ -f "$src/Cargo.toml" ]; then
+        cp -a "$src" "$upstream"
     else
+        archive=$(compgen -G "$cargo_home/registry/cache/*/$crate-$version.crate" | head -n 1 || true)
+        [ -n "$archive" ] || {
+            echo "cargo fetched $crate $version but its source is not under $cargo_home/registry" >&2
+            exit 1
+        }
+        tar -xzf "$archive" -C "$work/upstream"
+        mv "$work/upstream/$crate-$version" "$upstream"
+    fi
+    # cargo's unpack marker is not part of the crate.
+    rm -f "$upstream/.cargo-ok"
+    patched=$work/patched/$crate
+    cp -a "$upstream" "$patched"
+    if ! patch --quiet --forward --batch --no-backup-if-mismatch -p1 -d "$patched" \
+        <"$vendor/$crate.patch"; then
+        keep=$(mktemp -d "${TMPDIR:-/tmp}/$crate-$version-upstream.XXXXXX")
+        cp -a "$upstream/." "$keep/"
+        echo "vendor/$crate.patch does not apply to $crate $version (see the rejects above)." >&2
+        echo "The upstream source is in $keep: port the change there and regenerate the patch." >&2
         exit 1
     fi
-    exit 0
+done
+
+if [ "$mode" = --check ]; then
+    status=0
+    for crate in "${crates[@]}"; do
+        echo "diff -r <$crate $version + $crate.patch> vendor/$crate:" >&2
+        if diff -r "$work/patched/$crate" "$vendor/$crate"; then
+            echo "identical: vendor/$crate is $crate $version with vendor/$crate.patch" >&2
+        else
+            status=1
+        fi
+    done
+    exit $status
 fi
 
 # 3. Point the build at the new version: every `=OLD` pin of the wasmtime crates.
@@ -121,19 +132,25 @@ slot_reuse() {
     "$root/target/release/llm-in-sandbox" exec --bash "$(cat "$root/benches/slot_reuse.sh")"
 }
 
-rm -rf "$vendor/wasmtime"
+# The upstream crates (or the patched ones) into vendor/.
+use_crates() {
+    for crate in "${crates[@]}"; do
+        rm -rf "${vendor:?}/$crate"
+        cp -a "$work/$1/$crate" "$vendor/$crate"
+    done
+}
+
 if [ "$mode" = update ]; then
-    # 4. The figure with the upstream crate, then with the patch.
-    cp -a "$upstream" "$vendor/wasmtime"
+    # 4. The figure with the upstream crates, then with the patches.
+    use_crates upstream
     echo "== slot reuse, upstream wasmtime $version ==" >&2
     before=$(slot_reuse)
-    rm -rf "$vendor/wasmtime"
-    cp -a "$patched" "$vendor/wasmtime"
+    use_crates patched
     echo "== slot reuse, patched wasmtime $version ==" >&2
     after=$(slot_reuse)
-    printf '\nupstream wasmtime %s:\n%s\n\npatched (vendor/wasmtime.patch):\n%s\n' \
+    printf '\nupstream wasmtime %s:\n%s\n\npatched (vendor/*.patch):\n%s\n' \
         "$version" "$before" "$after"
 else
-    cp -a "$patched" "$vendor/wasmtime"
+    use_crates patched
 fi
-echo "vendor/wasmtime is now wasmtime $version with vendor/wasmtime.patch" >&2
+echo "vendor/wasmtime and vendor/wasmtime-wasi are now $version with their patches" >&2

@@ -265,6 +265,7 @@ impl GlobalArgs {
         if let Some(spec) = self.with.as_deref().or(config_with) {
             config.with = spec.to_string();
         }
+        raise_open_files(concurrent, 0);
         // Room for every concurrent call plus a few being torn down; more calls wait.
         config.max_instances = config
             .max_instances
@@ -273,6 +274,24 @@ impl GlobalArgs {
         let runtime = llm_in_sandbox::load_runtime(&setup, &config, &progress)
             .context("cannot load the Python runtime")?;
         Ok(Arc::new(runtime))
+    }
+}
+
+/// Raise the open-files limit for `sandboxes` live at once and `others` more descriptors
+/// (client connections), and say on stderr what was done when it matters (a raise they need,
+/// or a limit still short of it; the shortfall once per process).
+pub(crate) fn raise_open_files(sandboxes: usize, others: usize) {
+    static TOLD_SHORT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let wanted = llm_in_sandbox::runtime::files_wanted(sandboxes, others);
+    match llm_in_sandbox::runtime::raise_open_file_limit(wanted) {
+        Ok(raise) if raise.worth_saying() => {
+            let short = !raise.enough();
+            if raise.changed() || !TOLD_SHORT.swap(short, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!("llm-in-sandbox: {raise}");
+            }
+        }
+        Ok(_) => {}
+        Err(e) => eprintln!("llm-in-sandbox: warning: cannot raise the open-files limit: {e}"),
     }
 }
 

@@ -360,6 +360,11 @@ pub(crate) fn claim_temp_folders() -> anyhow::Result<()> {
 pub(crate) fn run(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let (mut config, made_token) = args.config()?;
     claim_temp_folders()?;
+    // Sessions and the fresh sandboxes of calls in flight hold folders; clients, sockets.
+    super::raise_open_files(
+        config.max_sandboxes.saturating_add(config.max_inflight),
+        config.max_connections,
+    );
     let runtime = global.load_runtime_for(config.max_inflight)?;
     let rt = super::tokio_runtime()?;
     let reference = global.reference()?;

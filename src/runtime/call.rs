@@ -10,7 +10,6 @@ use wasmtime_wasi::p2::pipe::MemoryInputPipe;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
 use super::driver::request_json;
-use super::engine::fd_path;
 use super::phases::{Phase, PhaseCounters};
 use super::{
     GuestState, Limits, MemoryLimiter, Outcome, RunRequest, RunResult, Runtime, RuntimeError,
@@ -57,7 +56,7 @@ impl Runtime {
         req: &RunRequest,
         stdout: &io::CappedOutput,
         stderr: &io::CappedOutput,
-    ) -> Result<WasiP1Ctx, RuntimeError> {
+    ) -> WasiP1Ctx {
         let mut b = WasiCtxBuilder::new();
         // Must come before the preopens, or file access is much slower (runtime.md).
         b.allow_blocking_current_thread(true);
@@ -66,23 +65,23 @@ impl Runtime {
         b.stdin(MemoryInputPipe::new(req.stdin.clone()));
         b.stdout(stdout.clone());
         b.stderr(stderr.clone());
-        let preopen = |b: &mut WasiCtxBuilder, dir: &cap_std::fs::Dir, guest: &str, rw: bool| {
+        // Every preopen shares a descriptor someone already holds (the runtime its library
+        // folders, the sandbox its own): a call opens no file descriptor for them.
+        let preopen = |b: &mut WasiCtxBuilder, dir: &Arc<cap_std::fs::Dir>, guest: &str, rw| {
             let perms = if rw {
                 FsPerms::ReadWrite
             } else {
                 FsPerms::ReadOnly
             };
-            b.preopened_dir(fd_path(dir), guest, perms)
-                .map(|_| ())
-                .map_err(|e| RuntimeError::Instantiate(format!("preopen {guest}: {e:#}")))
+            b.preopened_dir_shared(dir.clone(), guest, perms);
         };
         // Order is fd order, which the snapshot expects: library first, then mpl-data.
-        preopen(&mut b, &self.lib_dir, layout::GUEST_LIB, false)?;
-        preopen(&mut b, &self.mpl_dir, layout::GUEST_MPL_DATA, false)?;
+        preopen(&mut b, &self.lib_dir, layout::GUEST_LIB, false);
+        preopen(&mut b, &self.mpl_dir, layout::GUEST_MPL_DATA, false);
         for m in &req.mounts {
-            preopen(&mut b, &m.dir, &m.guest_path, m.writable)?;
+            preopen(&mut b, &m.dir, &m.guest_path, m.writable);
         }
-        Ok(b.build_p1())
+        b.build_p1()
     }
 
     /// Run `code` through the snapshot's `turn` export in a fresh instance with `req`'s
@@ -103,7 +102,7 @@ impl Runtime {
         let span = Instant::now();
         let stdout = io::CappedOutput::new(limits.output_bytes);
         let stderr = io::CappedOutput::new(limits.output_bytes);
-        let mut store = self.new_store(req, request, limits, &stdout, &stderr)?;
+        let mut store = self.new_store(req, request, limits, &stdout, &stderr);
         let span = self.phases.add(Phase::Store, span);
         let outcome = self
             .run_in_fresh_instance(&mut store, code, limits.timeout, span)
@@ -135,8 +134,8 @@ impl Runtime {
         limits: &Limits,
         stdout: &io::CappedOutput,
         stderr: &io::CappedOutput,
-    ) -> Result<Store<GuestState>, RuntimeError> {
-        let wasi = self.wasi_ctx(req, stdout, stderr)?;
+    ) -> Store<GuestState> {
+        let wasi = self.wasi_ctx(req, stdout, stderr);
         let state = GuestState {
             wasi,
             limiter: MemoryLimiter::new(limits.memory_bytes),
@@ -151,7 +150,7 @@ impl Runtime {
         store.limiter(|s| &mut s.limiter);
         store.set_epoch_deadline(1);
         store.epoch_deadline_async_yield_and_update(1);
-        Ok(store)
+        store
     }
 
     /// Instantiate the snapshot in `store` and run `code` through `turn` within `timeout`.

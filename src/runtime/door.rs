@@ -392,6 +392,10 @@ async fn answer(
         return Ok(FAULT);
     };
     let ptr = alloc.call_async(&mut *caller, len).await?;
+    // That call ran on a second fiber stack, which the store would keep until the call ends:
+    // back to the pool now, so a running call holds one stack, not two (see
+    // `engine::fiber_stacks`; vendor/README.md).
+    caller.release_cached_fiber_stack();
     let (Ok(mut at), Ok(ptr_at), Ok(len_at)) = (
         usize::try_from(ptr),
         usize::try_from(out_ptr),

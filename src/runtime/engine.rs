@@ -36,12 +36,13 @@ fn engine_config(cfg: &RuntimeConfig) -> Config {
         .cranelift_opt_level(wasmtime::OptLevel::Speed);
     let mut pool = wasmtime::PoolingAllocationConfig::new();
     // Each instance takes two memories (its linear memory and, once it throws, its GC heap,
-    // which the pool allocates as a memory too) and two fiber stacks (the call, and the host
-    // door calling back into the guest's allocator).
+    // which the pool allocates as a memory too) and a fiber stack, and a second stack while
+    // the host door calls back into the guest's allocator (`host_alloc`, microseconds; the
+    // door gives it back at once).
     pool.total_core_instances(cfg.max_instances)
         .total_memories(cfg.max_instances.saturating_mul(2))
         .total_tables(cfg.max_instances)
-        .total_stacks(cfg.max_instances.saturating_mul(2))
+        .total_stacks(fiber_stacks(cfg.max_instances))
         .total_gc_heaps(cfg.max_instances)
         .max_memory_size(4 << 30)
         .table_elements(100_000)
@@ -65,6 +66,21 @@ fn engine_config(cfg: &RuntimeConfig) -> Config {
     c
 }
 
+/// Fiber stacks for `instances` calls at once: one each, and spares for the calls that are
+/// inside the door's callback at the same moment (an eighth, at least 16). Not two each: every
+/// stack is two memory maps (the stack and its guard page) made when the pool is, and at
+/// 10,000 instances two each took 40,000 of the kernel's default 65,530 maps per process
+/// (`vm.max_map_count`) before any call ran; each running call adds about 3 more.
+fn fiber_stacks(instances: u32) -> u32 {
+    // A call is in the callback only while a sandbox thread runs it (or, rarely, when its
+    // epoch slice ends right there): never fewer spares than twice the threads.
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let floor = u32::try_from(threads.saturating_mul(2))
+        .unwrap_or(u32::MAX)
+        .max(16);
+    instances.saturating_add((instances / 8).max(floor))
+}
+
 fn map_engine_err(e: impl std::fmt::Display) -> RuntimeError {
     RuntimeError::Engine(e.to_string())
 }
@@ -77,12 +93,6 @@ pub(super) fn open_dir(path: &Path) -> Result<cap_std::fs::Dir, RuntimeError> {
             source,
         }
     })
-}
-
-/// A path that opens exactly this open directory (not whatever is at its old host path now).
-pub(super) fn fd_path(dir: &cap_std::fs::Dir) -> PathBuf {
-    use std::os::fd::AsRawFd;
-    PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()))
 }
 
 impl Runtime {
@@ -115,8 +125,8 @@ impl Runtime {
         let pre = linker.instantiate_pre(&module).map_err(map_engine_err)?;
         let stop_ticker = start_epoch_ticker(&engine)?;
         let runtime = Runtime {
-            lib_dir: open_dir(&lib_dir)?,
-            mpl_dir: open_dir(&files.mpl_data_dir())?,
+            lib_dir: Arc::new(open_dir(&lib_dir)?),
+            mpl_dir: Arc::new(open_dir(&files.mpl_data_dir())?),
             engine,
             pre,
             files,

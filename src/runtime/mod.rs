@@ -27,7 +27,11 @@ pub mod procs;
 mod shim;
 mod site_layer;
 mod write_guard;
-pub use open_files::{PER_CALL as MAX_OPEN_FILES_PER_CALL, open_now as guest_open_files};
+pub use open_files::{
+    LimitRaise, OpenFileLimit, PER_CALL as MAX_OPEN_FILES_PER_CALL,
+    PER_SANDBOX as OPEN_FILES_PER_SANDBOX, current_limit as open_file_limit, files_wanted,
+    open_now as guest_open_files, raise_open_file_limit,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -162,8 +166,10 @@ struct GuestState {
 pub struct Runtime {
     engine: Engine,
     pre: InstancePre<GuestState>,
-    lib_dir: cap_std::fs::Dir,
-    mpl_dir: cap_std::fs::Dir,
+    /// The library folders every call preopens, opened once for the process (each call's
+    /// preopen shares the descriptor).
+    lib_dir: Arc<cap_std::fs::Dir>,
+    mpl_dir: Arc<cap_std::fs::Dir>,
     files: RuntimeFiles,
     stop_ticker: Arc<AtomicBool>,
     /// The driver's marshalled code object (hex), compiled in the guest on first use.

@@ -24,6 +24,9 @@ pub fn setup_options() -> SetupOptions {
 pub fn runtime() -> Arc<Runtime> {
     static RT: OnceLock<Arc<Runtime>> = OnceLock::new();
     RT.get_or_init(|| {
+        // Tests run side by side in this process, and guests together may hold half the
+        // open-files limit: the soft limit goes up to the hard one, as the binary does.
+        let _ = llm_in_sandbox::runtime::raise_open_file_limit(0);
         let setup = setup_options();
         let config = RuntimeConfig::new(setup.cache_root.clone());
         let rt = llm_in_sandbox::load_runtime(&setup, &config, &|m| eprintln!("setup: {m}"))

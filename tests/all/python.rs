@@ -396,3 +396,80 @@ async fn a_call_that_writes_a_lot_leaves_nothing_for_the_next() {
         );
     }
 }
+
+/// A running call opens no descriptor for its folders: its preopens share the sandbox's own
+/// (and the runtime's library folders, opened once per process). Counted by what the
+/// process's descriptors point at, so calls of other tests running meanwhile do not matter.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_running_call_shares_its_folders_descriptors() {
+    let sb = std::sync::Arc::new(sandbox());
+    let folder = sb.workspace().host_path().to_path_buf();
+    let pointing_at_folder = || {
+        std::fs::read_dir("/proc/self/fd")
+            .expect("/proc/self/fd")
+            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .filter(|target| *target == folder)
+            .count()
+    };
+    assert_eq!(
+        pointing_at_folder(),
+        1,
+        "the sandbox holds its workspace once"
+    );
+    let call = {
+        let sb = sb.clone();
+        tokio::spawn(async move {
+            py(
+                &sb,
+                &[
+                    "-c",
+                    "import os, time\nopen('waiting', 'w').close()\n\
+                     t = time.time()\n\
+                     while not os.path.exists('go') and time.time() - t < 60: time.sleep(0.05)\n\
+                     print(sorted(os.listdir('.')))",
+                ],
+            )
+            .await
+        })
+    };
+    let waited = std::time::Instant::now();
+    while !sb.workspace().exists("waiting") {
+        assert!(waited.elapsed().as_secs() < 60, "the call never started");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let during = pointing_at_folder();
+    sb.workspace().write("go", "").expect("go");
+    let r = call.await.expect("call");
+    assert_eq!(ok(&r), "['go', 'waiting']\n");
+    assert_eq!(during, 1, "a running call opened its workspace again");
+}
+
+/// The snapshot's objects are immortal (PEP 683; `src/runtime/immortal.py`): calls do not
+/// write their reference counts. What a call makes is mortal as usual: freed when its last
+/// reference goes (weakref callbacks, `__del__`), cycles collected, and the optimisations
+/// that need a sole reference (in-place `str +=`) still work.
+#[tokio::test]
+async fn snapshot_objects_are_immortal_and_a_calls_own_objects_are_not() {
+    let r = code(
+        "import sys, gc, json, weakref, numpy as np\n\
+         print(sys._is_immortal(json.dumps), sys._is_immortal(np.ndarray), \
+         sys._is_immortal(sys.modules))\n\
+         class C:\n    def __del__(self): print('del')\n\
+         c = C(); w = weakref.ref(c)\n\
+         print(sys._is_immortal(c), sys.getrefcount(c))\n\
+         del c\n\
+         print(w() is None)\n\
+         a = C(); b = C(); a.b = b; b.a = a; w = weakref.ref(a); del a, b\n\
+         gc.collect(); print(w() is None)\n\
+         x = np.arange(3.0); x += 1; print(x.tolist())\n\
+         s = 'ab' * 3\n\
+         for _ in range(3): s += 'c'\n\
+         print(s)\n\
+         json.extra = 1; print(json.extra, sys.modules['json'].extra)",
+    )
+    .await;
+    assert_eq!(
+        ok(&r),
+        "True True True\nFalse 2\ndel\nTrue\ndel\ndel\nTrue\n[1.0, 2.0, 3.0]\nabababccc\n1 1\n"
+    );
+}

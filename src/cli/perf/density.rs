@@ -1,34 +1,20 @@
-//! Memory density: many episodes alive at once, idle, mid-call, after, and released; and
-//! the open files they hold.
+//! Density: many sandboxes alive at once, each inside a numpy call; their memory idle,
+//! mid-call, after and released, and the open files and memory maps they hold. When a limit
+//! of the machine stops the run (open files, memory maps, memory), it ends with an error that
+//! names the limit and the count reached, and lets the calls already running finish.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
 
-use llm_in_sandbox::runtime::Runtime;
+use llm_in_sandbox::runtime::{Limits, Runtime};
 use llm_in_sandbox::sandbox::Sandbox;
 use llm_in_sandbox::shell::{Shell, ShellSettings};
 
-/// How many files this process has open.
-pub(super) fn open_files() -> usize {
-    procfs::process::Process::myself()
-        .and_then(|p| p.fd_count())
-        .unwrap_or(0)
-}
-
-/// The soft limit on open files (what `ulimit -n` shows; `u64::MAX` when unlimited).
-pub(super) fn open_file_limit() -> u64 {
-    use procfs::process::LimitValue;
-    match procfs::process::Process::myself()
-        .and_then(|p| p.limits())
-        .map(|l| l.max_open_files.soft_limit)
-    {
-        Ok(LimitValue::Value(n)) => n,
-        Ok(LimitValue::Unlimited) => u64::MAX,
-        Err(_) => 0,
-    }
-}
+use super::limits::{
+    machine_memory, memory_floor, memory_maps, open_file_limit, open_files, reached, standing,
+};
 
 /// Memory of this process, two ways.
 #[derive(Clone, Copy, Default)]
@@ -72,24 +58,39 @@ impl Memory {
     }
 }
 
-/// Memory with `count` episodes alive at once (sandbox + shell each), each inside a `python3`
-/// call made through its shell. The active figure is read once all calls are waiting together
-/// (each holds a marker file in its workspace while it waits for the host's go file).
+/// What each call runs: real numpy work (a 100x100 solve through OpenBLAS), then it says it
+/// is running (a marker file) and sleeps until the host's go file appears.
+const WORK: &str = "import numpy as np\n\
+    a = np.eye(100) * 4 + 1\n\
+    x = np.linalg.solve(a, a @ np.ones(100))\n";
+
+/// How long a call may wait for the host's go (and its deadline): starting 10,000 calls on 2
+/// cores takes minutes.
+const WAIT_LIMIT: Duration = Duration::from_secs(3600);
+
+/// Memory with `count` sandboxes (sandbox + shell each) alive at once, each inside a
+/// `python3` call made through its shell. The active figure is read once all calls are
+/// waiting together (each holds a marker file in its workspace while it waits for the host's
+/// go file).
 pub(super) fn density(
     runtime: &Arc<Runtime>,
     rt: &tokio::runtime::Runtime,
     count: usize,
 ) -> anyhow::Result<()> {
-    let fds_before = open_files();
-    let before = Memory::now();
-    let (sandboxes, shells) = live_episodes(runtime, count)?;
+    let (fds_before, before) = (open_files(), Memory::now());
+    let (sandboxes, shells, short) = live_episodes(runtime, count);
+    // Fewer when a limit stopped the making: the figures are for those made, and the run
+    // still fails at the end, naming the limit.
+    let made = sandboxes.len();
+    if let (0, Some(why)) = (made, &short) {
+        bail!("could not make any of {count} sandboxes: {why}");
+    }
     let idle = Memory::now().minus(before);
     let fds_idle = open_files();
-    let base = Memory::now();
-    let tasks = start_waiting_calls(rt, shells);
-    let started = wait_until_all_waiting(&sandboxes, count);
+    let (base, maps_base) = (Memory::now(), memory_maps());
+    let (tasks, waited) = start_waiting_calls(rt, &sandboxes, shells);
     let active = Memory::now().minus(base);
-    let fds_active = open_files();
+    let (fds_active, maps_active) = (open_files(), memory_maps());
     for sb in &sandboxes {
         sb.workspace().write(GO, "")?;
     }
@@ -101,26 +102,48 @@ pub(super) fn density(
     let _ = runtime.release_idle_memory(Duration::ZERO);
     let released = Memory::now().minus(before);
     drop(alive);
-    print_density(count, started, results, [idle, active, after, released]);
-    let per_idle = fds_idle.saturating_sub(fds_before) as f64 / count.max(1) as f64;
-    let per_call = fds_active.saturating_sub(fds_idle) as f64 / count.max(1) as f64;
-    let limit = open_file_limit();
+    let started = waited.started;
+    print_density(made, started, results, [idle, active, after, released]);
+    let per = |n: usize, of: usize| n as f64 / of.max(1) as f64;
+    let in_call = per(fds_active.saturating_sub(fds_before), started);
     println!(
-        "Open files: {per_idle:.1} per live episode, {per_call:.1} more per running call; \
-         this process may hold {limit}, so at most ~{:.0} episodes can be inside a call at once \
-         here (raise `ulimit -n` for more).\n",
-        limit as f64 / (per_idle + per_call).max(1.0)
+        "Physical memory per sandbox inside a numpy call: {:.2} MiB (its idle share plus the \
+         active row). Open files per live sandbox: {:.1} idle, {in_call:.1} inside a call; \
+         memory maps per running call: {:.1}. This process may hold {} open files, so about \
+         {:.0} sandboxes fit inside a call at once by open files.\n",
+        (idle.physical as f64 / made.max(1) as f64 + per_bytes(active.physical, started))
+            / 1048576.0,
+        per(fds_idle.saturating_sub(fds_before), made),
+        per(maps_active.saturating_sub(maps_base), started),
+        open_file_limit(),
+        open_file_limit() as f64 / in_call.max(1.0),
     );
-    if results < count {
+    if let Some(why) = short {
         bail!(
-            "only {results} of {count} concurrent calls succeeded; the first failure: {}",
+            "stopped after making {made} of {count} sandboxes ({started} were inside a numpy \
+             call at once, {results} of their calls succeeded): {why}"
+        );
+    }
+    if let Some(why) = waited.stopped {
+        bail!("stopped with {started} of {made} calls running at once ({count} asked): {why}");
+    }
+    if results < made {
+        bail!(
+            "only {results} of {made} concurrent calls succeeded; the first failure: {}",
             first_failure.unwrap_or_default()
         );
     }
-    if started < count {
-        bail!("only {started} of {count} calls were running at once; the active figure is low");
+    if started < made {
+        bail!(
+            "only {started} of {made} calls were running at once; {}",
+            standing()
+        );
     }
     Ok(())
+}
+
+fn per_bytes(bytes: u64, of: usize) -> f64 {
+    bytes as f64 / of.max(1) as f64
 }
 
 /// The file a waiting call holds in its workspace.
@@ -131,65 +154,185 @@ const GO: &str = "lis-bench-go";
 /// A waiting call: its failure (if any), and its shell, kept alive for the "after" figure.
 type WaitingCall = tokio::task::JoinHandle<(Option<String>, Shell)>;
 
-/// `count` episodes (sandbox + shell), each with the script that loads numpy, says it is
-/// running, and waits (sleeping) for the host's go.
+/// `count` sandboxes, each with a shell and the script that does the numpy work, says it is
+/// running, and waits (sleeping) for the host's go. Fewer when a limit stops the making: a
+/// sandbox could not be made, or the open files came within [`files_kept_free`] of the limit
+/// (the calls still need some) or the machine's memory near its floor; then also why, naming
+/// the limit and where it stood.
 fn live_episodes(
     runtime: &Arc<Runtime>,
     count: usize,
-) -> anyhow::Result<(Vec<Arc<Sandbox>>, Vec<Shell>)> {
+) -> (Vec<Arc<Sandbox>>, Vec<Shell>, Option<String>) {
     let script = format!(
-        "import os, time, numpy\n\
-         a = numpy.ones(1000)\n\
+        "import os, time\n\
+         {WORK}\
          open('{MARKER}', 'w').close()\n\
          t = time.time()\n\
-         while not os.path.exists('{GO}') and time.time() - t < 300:\n    time.sleep(2)\n\
+         while not os.path.exists('{GO}') and time.time() - t < {}:\n    time.sleep(2)\n\
          os.remove('{MARKER}')\n\
-         print(a.sum())\n"
+         print(round(float(x.sum()), 6))\n",
+        WAIT_LIMIT.as_secs()
     );
+    let limits = Limits {
+        timeout: WAIT_LIMIT,
+        ..Limits::default()
+    };
+    let settings = ShellSettings {
+        timeout: WAIT_LIMIT,
+        ..ShellSettings::default()
+    };
     let mut shells = Vec::with_capacity(count);
     let mut sandboxes = Vec::with_capacity(count);
-    for _ in 0..count {
-        let sb = Arc::new(Sandbox::builder(runtime.clone()).build()?);
-        sb.workspace().write("lis_bench_wait.py", &script)?;
-        sandboxes.push(sb.clone());
-        shells.push(Shell::new(sb, ShellSettings::default())?);
+    for made in 0..count {
+        if made % CHECK_EVERY == 0
+            && let Some(why) = near_a_limit()
+        {
+            return (sandboxes, shells, Some(why));
+        }
+        let one = || -> anyhow::Result<(Arc<Sandbox>, Shell)> {
+            let sb = Arc::new(
+                Sandbox::builder(runtime.clone())
+                    .limits(limits.clone())
+                    .build()?,
+            );
+            sb.workspace().write("lis_bench_wait.py", &script)?;
+            let shell = Shell::new(sb.clone(), settings.clone())?;
+            Ok((sb, shell))
+        };
+        match one() {
+            Ok((sb, shell)) => {
+                sandboxes.push(sb);
+                shells.push(shell);
+            }
+            Err(e) => {
+                let why = reached().unwrap_or_else(standing);
+                return (sandboxes, shells, Some(format!("{why} ({e:#})")));
+            }
+        }
     }
-    Ok((sandboxes, shells))
+    (sandboxes, shells, None)
 }
 
-/// Start every episode's waiting call through its shell.
-fn start_waiting_calls(rt: &tokio::runtime::Runtime, shells: Vec<Shell>) -> Vec<WaitingCall> {
-    shells
-        .into_iter()
-        .map(|mut shell| {
-            rt.spawn(async move {
-                // The episode stays alive after its call, for the "after" figure.
-                let failure = match shell.exec("python3 lis_bench_wait.py").await {
-                    Ok(r) => (r.exit_code != 0 || r.stdout != "1000.0\n")
-                        .then(|| format!("exit {}: {}", r.exit_code, r.stderr.trim())),
-                    Err(fault) => Some(fault.to_string()),
-                };
-                (failure, shell)
-            })
-        })
-        .collect()
+/// How often (in sandboxes made) [`live_episodes`] looks at the limits: reading the open
+/// files lists them all.
+const CHECK_EVERY: usize = 64;
+
+/// Open files left free for the calls themselves (each opens its script, its marker and what
+/// Python opens; [`WINDOW`] start at once): 2% of the limit, at least 512.
+fn files_kept_free(limit: u64) -> u64 {
+    (limit / 50).max(512)
 }
 
-/// Wait (up to two minutes) until every call is waiting; how many were.
-fn wait_until_all_waiting(sandboxes: &[Arc<Sandbox>], count: usize) -> usize {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let mut started = 0;
-    while Instant::now() < deadline {
-        started = sandboxes
-            .iter()
-            .filter(|sb| sb.workspace().exists(MARKER))
-            .count();
-        if started == count {
+/// Why no more sandboxes should be made, if so: the next [`CHECK_EVERY`] would take the open
+/// files into the share kept for the calls, or the machine's memory is near its floor.
+fn near_a_limit() -> Option<String> {
+    let (files, limit) = (open_files() as u64, open_file_limit());
+    let next = (CHECK_EVERY as u64).saturating_mul(llm_in_sandbox::runtime::OPEN_FILES_PER_SANDBOX);
+    if files
+        .saturating_add(next)
+        .saturating_add(files_kept_free(limit))
+        > limit
+    {
+        return Some(format!(
+            "the open-files limit: {files} open of {limit} (ulimit -n), {} kept free for the \
+             calls; each sandbox holds {}",
+            files_kept_free(limit),
+            llm_in_sandbox::runtime::OPEN_FILES_PER_SANDBOX
+        ));
+    }
+    let (total, avail) = machine_memory().filter(|&(t, a)| a < memory_floor(t))?;
+    Some(format!(
+        "the machine's memory: {} MiB available of {} MiB (MemAvailable)",
+        avail >> 20,
+        total >> 20
+    ))
+}
+
+/// Calls started but not yet waiting, at most: enough to keep the cores busy, few enough that
+/// a limit met stops the run within a few calls of it.
+const WINDOW: usize = 64;
+
+/// How starting the calls went.
+struct Waited {
+    /// Calls waiting together at the end.
+    started: usize,
+    /// Why it stopped early: the limit reached.
+    stopped: Option<String>,
+}
+
+/// Start the sandboxes' waiting calls through their shells, [`WINDOW`] at a time, until every
+/// call is waiting or has ended. Stops early when the machine's available memory falls near
+/// its end (the kernel would otherwise kill the process) or when no call has got going for
+/// two minutes; calls already started keep waiting for the go.
+fn start_waiting_calls(
+    rt: &tokio::runtime::Runtime,
+    sandboxes: &[Arc<Sandbox>],
+    shells: Vec<Shell>,
+) -> (Vec<WaitingCall>, Waited) {
+    let mut tasks: Vec<WaitingCall> = Vec::with_capacity(shells.len());
+    let mut shells = shells.into_iter();
+    let mut pending: Vec<usize> = Vec::new();
+    let (mut started, mut stopped) = (0, None);
+    let mut progress = Instant::now();
+    loop {
+        let before = pending.len();
+        pending.retain(|&i| {
+            if sandboxes[i].workspace().exists(MARKER) {
+                started += 1;
+                false
+            } else {
+                !tasks[i].is_finished()
+            }
+        });
+        if pending.len() < before {
+            progress = Instant::now();
+        }
+        if let Some((total, avail)) = machine_memory().filter(|&(t, a)| a < memory_floor(t)) {
+            stopped = Some(format!(
+                "the machine's memory ran short: {} MiB available of {} MiB (MemAvailable), \
+                 so no more calls were started",
+                avail >> 20,
+                total >> 20
+            ));
             break;
         }
-        std::thread::sleep(Duration::from_millis(500));
+        while pending.len() < WINDOW {
+            let Some(shell) = shells.next() else { break };
+            pending.push(tasks.len());
+            tasks.push(spawn_call(rt, shell));
+        }
+        if pending.is_empty() {
+            break;
+        }
+        if progress.elapsed() > Duration::from_secs(120) {
+            stopped = Some(format!(
+                "no call got going for two minutes ({} started, not yet waiting); {}",
+                pending.len(),
+                standing()
+            ));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
     }
-    started
+    (tasks, Waited { started, stopped })
+}
+
+/// One sandbox's waiting call through its shell.
+fn spawn_call(rt: &tokio::runtime::Runtime, mut shell: Shell) -> WaitingCall {
+    rt.spawn(async move {
+        // The episode stays alive after its call, for the "after" figure.
+        let failure = match shell.exec("python3 lis_bench_wait.py").await {
+            Ok(r) => (r.exit_code != 0 || r.stdout != "100.0\n")
+                .then(|| format!("exit {}: {}", r.exit_code, r.stderr.trim())),
+            Err(fault) => Some(fault.to_string()),
+        };
+        // Said now, while the limit that caused it (if any) still stands.
+        let failure = failure.map(|f| match reached() {
+            Some(limit) => format!("{f} ({limit})"),
+            None => f,
+        });
+        (failure, shell)
+    })
 }
 
 /// The calls' results: how many succeeded, the first failure, and the shells still alive.

@@ -45,6 +45,7 @@ use episodes::{episode_overhead, latency_throughput, throughput};
 
 mod corpus;
 mod density;
+mod limits;
 mod load;
 mod measure;
 mod packages;
@@ -91,8 +92,9 @@ pub struct PerfArgs {
     /// compare imports against the preloaded one.
     #[arg(long)]
     stock: bool,
-    /// Also measure resident memory with this many sandboxes alive at once, each mid-call
-    /// (`time.sleep` in Python).
+    /// Also measure physical memory, open files and memory maps with this many sandboxes
+    /// alive at once, each inside a numpy call (a 100x100 solve, then `time.sleep`). A limit
+    /// of the machine that stops it (open files, memory maps, memory) is named in the error.
     #[arg(long, value_name = "N")]
     density: Option<usize>,
     /// Also measure throughput against a fake model that answers each call after this many
@@ -227,12 +229,12 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     if let Some(latency) = args.model_latency {
         latency_throughput(&runtime, &rt, latency, &args.latency_workers)?;
     }
+    // The rows first: a density run stopped by a limit ends in an error.
+    print_rows(&rows);
     // Last: thousands of live instances leave their slots' pages resident, which would skew
     // whatever is measured after them.
     if let Some(count) = args.density {
         density(&runtime, &rt, count)?;
     }
-
-    print_rows(&rows);
     Ok(ExitCode::SUCCESS)
 }

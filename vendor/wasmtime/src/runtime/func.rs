@@ -2189,6 +2189,16 @@ impl<T> Caller<'_, T> {
     pub fn fuel_async_yield_interval(&mut self, interval: Option<u64>) -> Result<()> {
         self.store.fuel_async_yield_interval(interval)
     }
+
+    /// llm-in-sandbox: give the fiber stack this store keeps from its last finished async
+    /// call back to the engine's allocator now, instead of when the store is dropped. An
+    /// async host function that calls back into wasm (`call_async`) runs that call on a
+    /// second stack, which the store then keeps: with the pooling allocator every such store
+    /// holds two of the pool's stacks for the rest of its life.
+    #[cfg(feature = "async")]
+    pub fn release_cached_fiber_stack(&mut self) {
+        self.store.0.flush_fiber_stack();
+    }
 }
 
 impl<T: 'static> AsContext for Caller<'_, T> {
