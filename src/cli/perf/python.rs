@@ -28,7 +28,7 @@ pub(super) fn python_rows(
     eprintln!("measuring {n} iterations each...");
     let native = process_rows(global, args, n, rows)?;
     let vs_native = Some((native, "native process"));
-    let in_process = |code: &'static str| fresh_call(rt, runtime, code);
+    let mut in_process = |code: &'static str| fresh_call(rt, runtime, code);
     let fresh = repeat(n, in_process("print(1)"))?;
     rows.push((
         "in-process fresh sandbox + `print(1)`".into(),
@@ -43,6 +43,7 @@ pub(super) fn python_rows(
         numpy,
         vs_native,
     ));
+    numpy_call_rows(args, n, &mut in_process, rows)?;
     let sympy = repeat(n.min(5), in_process("import sympy; print(1)"))?;
     rows.push((
         "in-process fresh sandbox + `import sympy`".into(),
@@ -60,6 +61,45 @@ pub(super) fn python_rows(
         vs_native,
     ));
     Ok((native, preloaded_imports))
+}
+
+/// The same numpy call (a 100x100 solve) in a native process that imports numpy, when the
+/// native Python has numpy (`--native-python`; stderr says when not), and in a fresh sandbox.
+fn numpy_call_rows<F: FnMut() -> anyhow::Result<Duration>>(
+    args: &PerfArgs,
+    n: usize,
+    in_process: &mut impl FnMut(&'static str) -> F,
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<()> {
+    const CALL: &str = "import numpy as np; a = np.eye(100) * 4 + 1; \
+                        print(np.linalg.solve(a, a @ np.ones(100)).sum())";
+    let has_numpy = Command::new(&args.native_python)
+        .args(["-c", "import numpy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_numpy {
+        eprintln!(
+            "the numpy-call rows are skipped: {} cannot import numpy (pass --native-python)",
+            args.native_python
+        );
+        return Ok(());
+    }
+    let native = repeat(n.min(10), || {
+        first_output(Command::new(&args.native_python).args(["-c", CALL]))
+    })?;
+    rows.push((
+        "native process importing numpy + a 100x100 `np.linalg.solve`, start to first output"
+            .into(),
+        native,
+        None,
+    ));
+    let ours = repeat(n.min(10), in_process(CALL))?;
+    rows.push((
+        "in-process fresh sandbox + the same numpy call".into(),
+        ours,
+        Some((native, "native numpy process")),
+    ));
+    Ok(())
 }
 
 /// A native `python3` process and our `exec` process, start to first output; the native
