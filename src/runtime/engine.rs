@@ -67,9 +67,9 @@ fn engine_config(cfg: &RuntimeConfig) -> Config {
 }
 
 /// Fiber stacks for `instances` calls at once: one each, and spares for the calls that are
-/// inside the door's callback at the same moment (an eighth, at least 16). Not two each: every
-/// stack is two memory maps (the stack and its guard page) made when the pool is, and at
-/// 10,000 instances two each took 40,000 of the kernel's default 65,530 maps per process
+/// inside the door's callback at the same moment (an eighth, and at least 16 and twice the
+/// sandbox threads). Not two each: every stack is two memory maps (the stack and its guard
+/// page) made when the pool is, and at 10,000 instances two each took 40,000 of the kernel's default 65,530 maps per process
 /// (`vm.max_map_count`) before any call ran; each running call adds about 3 more.
 fn fiber_stacks(instances: u32) -> u32 {
     // A call is in the callback only while a sandbox thread runs it (or, rarely, when its
