@@ -127,8 +127,11 @@ if [ "$old" != "$version" ]; then
         "src/runtime/preload.rs (check the rust-version it needs)" >&2
 fi
 
+# $1: extra cargo arguments (the upstream crates lack our patches' methods: the crate's
+# `stock-wasmtime` feature builds without them).
 slot_reuse() {
-    (cd "$root" && cargo build --release --quiet --bin llm-in-sandbox)
+    # shellcheck disable=SC2086
+    (cd "$root" && cargo build --release --quiet --bin llm-in-sandbox $1)
     "$root/target/release/llm-in-sandbox" exec --bash "$(cat "$root/benches/slot_reuse.sh")"
 }
 
@@ -144,10 +147,10 @@ if [ "$mode" = update ]; then
     # 4. The figure with the upstream crates, then with the patches.
     use_crates upstream
     echo "== slot reuse, upstream wasmtime $version ==" >&2
-    before=$(slot_reuse)
+    before=$(slot_reuse "--features stock-wasmtime")
     use_crates patched
     echo "== slot reuse, patched wasmtime $version ==" >&2
-    after=$(slot_reuse)
+    after=$(slot_reuse "")
     printf '\nupstream wasmtime %s:\n%s\n\npatched (vendor/*.patch):\n%s\n' \
         "$version" "$before" "$after"
 else

@@ -73,7 +73,17 @@ impl Runtime {
             } else {
                 FsPerms::ReadOnly
             };
+            #[cfg(not(feature = "stock-wasmtime"))]
             b.preopened_dir_shared(dir.clone(), guest, perms);
+            // Upstream has no shared preopen: open the same folder again through its descriptor.
+            #[cfg(feature = "stock-wasmtime")]
+            {
+                use std::os::fd::AsRawFd;
+                let path = format!("/proc/self/fd/{}", dir.as_raw_fd());
+                if let Err(e) = b.preopened_dir(&path, guest, perms) {
+                    eprintln!("stock-wasmtime: cannot preopen {guest}: {e}");
+                }
+            }
         };
         // Order is fd order, which the snapshot expects: library first, then mpl-data.
         preopen(&mut b, &self.lib_dir, layout::GUEST_LIB, false);

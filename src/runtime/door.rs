@@ -395,6 +395,7 @@ async fn answer(
     // That call ran on a second fiber stack, which the store would keep until the call ends:
     // back to the pool now, so a running call holds one stack, not two (see
     // `engine::fiber_stacks`; vendor/README.md).
+    #[cfg(not(feature = "stock-wasmtime"))]
     caller.release_cached_fiber_stack();
     let (Ok(mut at), Ok(ptr_at), Ok(len_at)) = (
         usize::try_from(ptr),

@@ -114,6 +114,99 @@ def _lis_collect_rngs(sys):
     return found
 
 
+def _lis_rng_state_views(rngs, sys):
+    # Run once when the snapshot is made. For each Mersenne Twister generator (an exact
+    # `random.Random`, or numpy's RandomState over MT19937), find its 624 state words and its
+    # position in the guest's memory, and keep numpy views of them: (keys, pos, numpy). Found
+    # by matching the state the generator reports against the words at and after its object;
+    # its objects are immortal in the snapshot, so they never move. Returns (views, rest):
+    # generators not found this way (other types, no numpy, not a 32-bit build) are seeded.
+    np = sys.modules.get("numpy")
+    random = sys.modules.get("random")
+    if np is None or sys.maxsize != (1 << 31) - 1:
+        return [], list(rngs)
+
+    class Words:
+        def __init__(self, address, count):
+            self.__array_interface__ = {
+                "shape": (count,),
+                "typestr": "<u4",
+                "data": (address, False),
+                "version": 3,
+            }
+
+    views, rest = [], []
+    for rng, rng_np in rngs:
+        try:
+            if rng_np is None:
+                if random is None or type(rng) is not random.Random:
+                    raise LookupError
+                state = rng.getstate()
+                if state[2] is not None:
+                    raise LookupError
+                obj, keys, pos, pos_at = rng, list(state[1][:624]), state[1][624], -1
+            else:
+                obj = rng._bit_generator
+                state = rng.get_state()
+                if state[0] != "MT19937" or state[3] != 0:
+                    raise LookupError
+                keys, pos, pos_at = [int(k) for k in state[1]], int(state[2]), 624
+            words = np.asarray(Words(id(obj), 1024))
+            want = np.array(keys, dtype=np.uint32)
+            at = None
+            for k in np.nonzero(words == want[0])[0]:
+                k = int(k)
+                if k + 625 <= len(words) and k >= 1 and (words[k : k + 624] == want).all():
+                    if words[k + pos_at] == pos:
+                        at = k
+                        break
+            if at is None:
+                raise LookupError
+            views.append((words[at : at + 624], words[at + pos_at : at + pos_at + 1], np))
+        except Exception:  # noqa: BLE001 - not found: seeded on each call instead
+            rest.append((rng, rng_np))
+    return views, rest
+
+
+def _lis_warm_up(cwd):
+    # Run once when the snapshot is made: three calls' worth of the driver's own path (the
+    # request parsed, environment compared, generators refreshed, `pass` compiled and run in a
+    # fresh `__main__`, exit steps, streams flushed), then everything it changed put back.
+    # CPython rewrites a function's bytecode in place the first times it runs (quickening and
+    # its inline caches): done here, calls start with that code already specialized and stop
+    # copying those pages each time.
+    os, sys = _lis_os, _lis_sys
+    saved = (sys.modules.get("__main__"), list(sys.path), list(sys.argv), os.getcwd())
+    text = _lis_json.dumps(
+        {
+            "env": dict(os.environ),
+            "cwd": cwd,
+            "argv": ["-c"],
+            "mode": "code",
+            "code": "pass",
+            "site": [],
+        }
+    )
+    try:
+        for _ in range(3):
+            _lis_run(_lis_json.loads(text), os, sys)
+            _lis_threads_exit()
+            _lis_commands_exit()
+            _lis_atexit._run_exitfuncs()
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+    finally:
+        main, path, argv, cwd = saved
+        if main is not None:
+            sys.modules["__main__"] = main
+        sys.path[:] = path
+        sys.argv[:] = argv
+        try:
+            os.chdir(cwd)
+        except OSError:  # the snapshot starts in "/", which no preopen holds; calls set theirs
+            pass
+
+
 def _lis_trimmed(tb):
     # Drop our own frames and runpy's so the traceback reads like CPython's.
     while tb is not None:
@@ -127,25 +220,41 @@ def _lis_trimmed(tb):
 
 def _lis_run(req, os, sys):
     # Make the environment exactly the request's, touching only what differs (each change is
-    # a WASI libc call).
+    # a WASI libc call). Every call starts with the snapshot's environment, which the
+    # preloaded snapshot keeps as a plain dict (`_lis_base_env`): comparing with it costs no
+    # encoding and decoding of each name (`os.environ` does that on every access).
     env, environ = req["env"], os.environ
-    for key in [k for k in environ if k not in env]:
-        del environ[key]
-    for key, value in env.items():
-        if environ.get(key) != value:
-            environ[key] = value
+    base = globals().get("_lis_base_env")
+    if base is None:
+        base = dict(environ)
+    if env != base:
+        for key in [k for k in base if k not in env]:
+            del environ[key]
+        for key, value in env.items():
+            if base.get(key) != value:
+                environ[key] = value
     try:
         os.chdir(req["cwd"])
     except OSError as e:
         sys.stderr.write("python3: cannot enter %s: %s\n" % (req["cwd"], e.strerror))
         return 2
     # The snapshot froze every random generator it holds (stdlib `random`, numpy's global
-    # RandomState, sympy's own `random.Random`s, ...): give each call fresh seeds, as a new
-    # process would have. The preloaded snapshot lists them in `_lis_rngs`. 256 bits from the
-    # OS each: `seed()` without an argument costs ~18 us (random) and ~230 us (numpy).
-    rngs = globals().get("_lis_rngs")
-    if rngs is None:
-        rngs = _lis_collect_rngs(sys)
+    # RandomState, sympy's own `random.Random`s, ...): give each call fresh state, as a new
+    # process would have. The preloaded snapshot found each Mersenne Twister's 624 state words
+    # in memory (`_lis_rng_words`, see `_lis_rng_state_views`): they get fresh words from the
+    # OS and their position is set to 624, so the first draw regenerates from them (~10 us for
+    # all of them; seeding costs ~10 us for each `random.Random` and ~20 us for numpy's).
+    # Generators not found there are seeded with 256 bits from the OS each.
+    found = globals().get("_lis_rng_words")
+    if found is None:
+        views, rngs = (), _lis_collect_rngs(sys)
+    else:
+        views, rngs = found
+    if views:
+        fresh = views[0][2].frombuffer(os.urandom(2496 * len(views)), dtype=views[0][2].uint32)
+        for i, (keys, pos, _np) in enumerate(views):
+            keys[:] = fresh[i * 624 : i * 624 + 624]
+            pos[0] = 624
     for rng, np in rngs:
         words = os.urandom(32)
         try:

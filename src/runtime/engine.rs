@@ -34,6 +34,12 @@ fn engine_config(cfg: &RuntimeConfig) -> Config {
         .max_wasm_stack(STACK)
         .async_stack_size(STACK + (1 << 20))
         .cranelift_opt_level(wasmtime::OptLevel::Speed);
+    // For profiling the guest: `perf record` then names the guest's functions (CPython's C
+    // functions, from the module's name section) through /tmp/perf-PID.map. Not part of the
+    // compiled code, so not of the cache key.
+    if std::env::var_os("LLM_IN_SANDBOX_PERFMAP").is_some() {
+        c.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     let mut pool = wasmtime::PoolingAllocationConfig::new();
     // Each instance takes two memories (its linear memory and, once it throws, its GC heap,
     // which the pool allocates as a memory too) and a fiber stack, and a second stack while

@@ -123,12 +123,12 @@ impl Runtime {
         if self.released_at.swap(last, Ordering::Relaxed) == last {
             return Some(0);
         }
-        #[cfg(target_os = "linux")]
+        #[cfg(all(target_os = "linux", not(feature = "stock-wasmtime")))]
         let released = self
             .engine
             .pooling_allocator_metrics()
             .map_or(0, |m| m.release_unused_memory_resident() as u64);
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(any(not(target_os = "linux"), feature = "stock-wasmtime"))]
         let released = 0;
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         // SAFETY: `malloc_trim` only returns free heap pages to the kernel; it is thread-safe.

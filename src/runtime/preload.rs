@@ -26,7 +26,7 @@ pub(super) fn key(stock_sha256: &str, modules: &[String], layer: Option<&str>) -
         h.update(b"\0site layer ");
         h.update(layer.as_bytes());
     }
-    h.update(b"\0wizer secrets runpy traceback driver rngs blas-buffer immortal gc-freeze site-path home ");
+    h.update(b"\0wizer secrets runpy traceback driver rng-words base-env net warm-up blas-buffer immortal gc-freeze site-path home ");
     h.update(Sha256::digest(IMMORTAL.as_bytes()));
     h.update(WIZER_VERSION.as_bytes());
     h.update(Sha256::digest(super::DRIVER.as_bytes()));
@@ -150,7 +150,10 @@ pub(super) fn build(
          with open('{tmp}/lis_driver.py') as _lis_f: exec(compile(_lis_f.read(), '{name}', 'exec'))\n\
          del _lis_f\n\
          import os; os.remove('{tmp}/lis_driver.py'); del os\n\
-         import sys; _lis_rngs = _lis_collect_rngs(sys); del sys\n\
+         import sys; _lis_rng_words = _lis_rng_state_views(_lis_collect_rngs(sys), sys); del sys\n\
+         import os; _lis_base_env = dict(os.environ); del os\n\
+         import sys; _lis_net_install(sys); del sys\n\
+         _lis_warm_up('{ws}')\n\
          {BLAS_WARM_UP}\n\
          with open('{tmp}/lis_immortal.py') as _lis_f: exec(compile(_lis_f.read(), 'lis_immortal.py', 'exec'), _lis_i := {{}})\n\
          del _lis_f\n\
@@ -158,6 +161,7 @@ pub(super) fn build(
          import gc\ngc.collect()\n_lis_i = _lis_i['immortalize']()\ndel _lis_i\ngc.freeze()",
         modules.join(", "),
         tmp = layout::GUEST_TMP,
+        ws = layout::GUEST_WORKSPACE,
         site = layout::GUEST_SITE_LAYER,
         name = super::DRIVER_FILENAME,
     );

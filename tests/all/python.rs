@@ -188,6 +188,67 @@ async fn random_differs_between_runs() {
 }
 
 #[tokio::test]
+async fn the_environment_is_exactly_the_requests_whatever_the_snapshot_held() {
+    // Calls start from the snapshot's environment and only what differs is changed: a name
+    // the snapshot had and the request lacks is gone, a changed value is the request's.
+    let sb = sandbox();
+    let dump = "import os, json; print(json.dumps(dict(os.environ), sort_keys=True))";
+    let snapshot_env = ok(&py(&sb, &["-c", dump]).await);
+    let base: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(&snapshot_env).expect("env as JSON");
+    let (dropped, changed) = {
+        let mut keys = base.keys();
+        (
+            keys.next().expect("a name").clone(),
+            keys.next().expect("two names").clone(),
+        )
+    };
+    let mut env: Vec<(String, String)> = base
+        .iter()
+        .filter(|(k, _)| **k != dropped)
+        .map(|(k, v)| {
+            let v = if *k == changed {
+                "changed".to_string()
+            } else {
+                v.clone()
+            };
+            (k.clone(), v)
+        })
+        .collect();
+    env.push(("LIS_ADDED".into(), "1".into()));
+    let inv = llm_in_sandbox::runtime::Invocation::parse(&["-c".to_string(), dump.to_string()])
+        .expect("invocation");
+    let r = sb
+        .run_with_limits(
+            inv,
+            b"",
+            &env,
+            "/testbed",
+            llm_in_sandbox::runtime::Limits::default(),
+        )
+        .await
+        .expect("run");
+    let got: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(&ok(&r)).expect("env as JSON");
+    let want: std::collections::BTreeMap<String, String> = env.into_iter().collect();
+    assert_eq!(got, want);
+}
+
+#[tokio::test]
+async fn generators_start_each_call_from_fresh_state_at_its_start() {
+    // The snapshot's Mersenne Twisters get fresh state words before user code runs: every
+    // generator is at the start of a new block, and a draw moves it on as CPython's does.
+    let src = "import random, numpy, sympy.core.random as sr\n\
+               print(random.getstate()[1][624], sr.rng.getstate()[1][624], \
+               numpy.random.get_state()[2])\n\
+               random.random(); numpy.random.random()\n\
+               print(random.getstate()[1][624], numpy.random.get_state()[2])\n\
+               print(random.getstate()[1][:624] != tuple([0] * 624))";
+    let a = ok(&code(src).await);
+    assert_eq!(a, "624 624 624\n2 2\nTrue\n");
+}
+
+#[tokio::test]
 async fn tmp_is_private_and_writable() {
     let sb = sandbox();
     let r = py(&sb, &["-c", "import tempfile\nwith tempfile.NamedTemporaryFile('w', delete=False) as f: f.write('x')\nprint(f.name.startswith('/tmp/'))"]).await;

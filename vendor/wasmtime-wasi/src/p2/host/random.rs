@@ -1,5 +1,6 @@
 use crate::p2::bindings::random::{insecure, insecure_seed, random};
 use crate::random::WasiRandomCtx;
+use rand::Rng as _;
 use rand::RngExt;
 use wasmtime::bail;
 
@@ -8,10 +9,11 @@ impl random::Host for WasiRandomCtx {
         if len > self.max_size {
             bail!("requested len {len:?} exceeds limit {}", self.max_size);
         }
-        Ok((&mut self.random)
-            .random_iter()
-            .take(len as usize)
-            .collect())
+        // llm-in-sandbox: filled in one go (upstream draws a `u32` per byte through
+        // `random_iter`: ~10,000 generator steps for a 10 KB `os.urandom`).
+        let mut bytes = vec![0u8; len as usize];
+        self.random.fill_bytes(&mut bytes);
+        Ok(bytes)
     }
 
     fn get_random_u64(&mut self) -> wasmtime::Result<u64> {
