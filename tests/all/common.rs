@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 use llm_in_sandbox::artifacts::SetupOptions;
 use llm_in_sandbox::runtime::{Limits, RunResult, Runtime, RuntimeConfig};
 use llm_in_sandbox::sandbox::Sandbox;
+use llm_in_sandbox::shell::{CommandResult, Shell, ShellSettings};
 
 pub use cache::cache_root;
 
@@ -133,4 +134,22 @@ pub fn spawn_serve(
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string();
     (child, base)
+}
+
+/// A shell with default settings over `sb`.
+pub fn shell_over(sb: Sandbox) -> Shell {
+    Shell::new(Arc::new(sb), ShellSettings::default()).expect("shell")
+}
+
+/// Run `script` in `shell`; panics only when the shell itself fails (host side).
+pub async fn bash(shell: &mut Shell, script: &str) -> CommandResult {
+    shell.exec(script).await.expect("the shell itself failed")
+}
+
+/// Everything about a shell command's result, for assertion messages.
+pub fn shown(r: &CommandResult) -> String {
+    format!(
+        "exit {}\n--- stdout\n{}--- stderr\n{}",
+        r.exit_code, r.stdout, r.stderr
+    )
 }

@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use llm_in_sandbox::shell::{CommandResult, Shell, ShellSettings};
+use llm_in_sandbox::shell::{Shell, ShellSettings};
 
-use crate::common::sandbox;
+use crate::common::{bash, sandbox, shell_over, shown};
 
 /// Fixed identities and dates, so commit ids are the same wherever the test runs.
 const IDENTITY: &str = "export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=author@example.com \
@@ -15,18 +15,7 @@ const IDENTITY: &str = "export GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=autho
     GIT_AUTHOR_DATE='@1700000000 +0000' GIT_COMMITTER_DATE='@1700000000 +0000'\n";
 
 fn shell() -> Shell {
-    Shell::new(Arc::new(sandbox()), ShellSettings::default()).expect("shell")
-}
-
-async fn run(sh: &mut Shell, script: &str) -> CommandResult {
-    sh.exec(script).await.expect("shell call")
-}
-
-fn show(r: &CommandResult) -> String {
-    format!(
-        "exit {}\n--- stdout\n{}--- stderr\n{}",
-        r.exit_code, r.stdout, r.stderr
-    )
+    shell_over(sandbox())
 }
 
 /// The host's git, with no user or system config of its own; `None` (and a SKIPPED line)
@@ -62,7 +51,7 @@ fn host_git(test: &str) -> Option<impl Fn(&Path, &[&str]) -> (String, i32)> {
 #[tokio::test]
 async fn init_add_commit_status_diff_log_print_what_git_prints() {
     let mut sh = shell();
-    let r = run(
+    let r = bash(
         &mut sh,
         &format!(
             "{IDENTITY}git init\ngit status\nprintf 'one\\ntwo\\nthree\\n' > a.txt\n\
@@ -79,9 +68,9 @@ async fn init_add_commit_status_diff_log_print_what_git_prints() {
          [master (root-commit) 4dbe18a] first\n 1 file changed, 3 insertions(+)\n \
          create mode 100644 a.txt\n",
         "{}",
-        show(&r)
+        shown(&r)
     );
-    let r = run(
+    let r = bash(
         &mut sh,
         &format!(
             "{IDENTITY}printf 'one\\n2\\nthree\\n' > a.txt\necho new > b.txt\n\
@@ -89,7 +78,7 @@ async fn init_add_commit_status_diff_log_print_what_git_prints() {
         ),
     )
     .await;
-    assert_eq!(r.exit_code, 0, "{}", show(&r));
+    assert_eq!(r.exit_code, 0, "{}", shown(&r));
     assert_eq!(
         r.stdout,
         "On branch master\n\
@@ -111,10 +100,10 @@ async fn init_add_commit_status_diff_log_print_what_git_prints() {
          Date:   Tue Nov 14 22:13:20 2023 +0000\n\n    first\n\
          4dbe18a2bd43cb4220c6d66845b329bd7c35873d\n",
         "{}",
-        show(&r)
+        shown(&r)
     );
     // Staged, committed with -a, then the short forms.
-    let r = run(
+    let r = bash(
         &mut sh,
         &format!(
             "{IDENTITY}git add b.txt\ngit diff --cached --stat\ngit commit -q -am second\n\
@@ -122,18 +111,18 @@ async fn init_add_commit_status_diff_log_print_what_git_prints() {
         ),
     )
     .await;
-    assert_eq!(r.exit_code, 0, "{}", show(&r));
+    assert_eq!(r.exit_code, 0, "{}", shown(&r));
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(
         lines[..2],
         [" b.txt | 1 +", " 1 file changed, 1 insertion(+)"],
         "{}",
-        show(&r)
+        shown(&r)
     );
     assert!(
         lines[2].ends_with(" second") && lines[3] == "4dbe18a first",
         "{}",
-        show(&r)
+        shown(&r)
     );
     assert_eq!(
         lines[4..],
@@ -145,14 +134,14 @@ async fn init_add_commit_status_diff_log_print_what_git_prints() {
             " 2 files changed, 2 insertions(+), 1 deletion(-)"
         ],
         "{}",
-        show(&r)
+        shown(&r)
     );
 }
 
 #[tokio::test]
 async fn branches_checkout_reset_stash_and_ignores() {
     let mut sh = shell();
-    let r = run(
+    let r = bash(
         &mut sh,
         &format!(
             "{IDENTITY}git init -q -b main\nprintf 'x\\n' > f\nprintf '*.log\\nbuild/\\n' > .gitignore\n\
@@ -166,23 +155,23 @@ async fn branches_checkout_reset_stash_and_ignores() {
         ),
     )
     .await;
-    assert_eq!(r.exit_code, 0, "{}", show(&r));
+    assert_eq!(r.exit_code, 0, "{}", shown(&r));
     assert_eq!(
         r.stdout,
         "A  .gitignore\nA  f\nx\n* main\n  topic\n2\ntopic\nx\n\
          stash@{0}: WIP on main: 337d338 base\n M f\nx\ny\nx\n",
         "{}",
-        show(&r)
+        shown(&r)
     );
     // An ignored file named explicitly is refused (exit 1), as git does.
-    let r = run(&mut sh, "git add debug.log").await;
-    assert_eq!(r.exit_code, 1, "{}", show(&r));
+    let r = bash(&mut sh, "git add debug.log").await;
+    assert_eq!(r.exit_code, 1, "{}", shown(&r));
     assert!(
         r.stderr.contains("ignored by one of your .gitignore files"),
         "{}",
-        show(&r)
+        shown(&r)
     );
-    let r = run(
+    let r = bash(
         &mut sh,
         "git grep -n x; git grep -c nomatch; echo rc=$?\ngit reflog -1",
     )
@@ -191,7 +180,7 @@ async fn branches_checkout_reset_stash_and_ignores() {
         r.stdout,
         "f:1:x\nrc=1\n337d338 HEAD@{0}: reset: moving to HEAD~1\n",
         "{}",
-        show(&r)
+        shown(&r)
     );
 }
 
@@ -201,7 +190,7 @@ async fn host_git_reads_the_repository_and_agrees() {
         return;
     };
     let mut sh = shell();
-    let r = run(
+    let r = bash(
         &mut sh,
         &format!(
             "{IDENTITY}git init -q\nmkdir -p src/pkg\nprintf 'def f():\\n    return 1\\n' > src/pkg/m.py\n\
@@ -214,7 +203,7 @@ async fn host_git_reads_the_repository_and_agrees() {
         ),
     )
     .await;
-    assert_eq!(r.exit_code, 0, "{}", show(&r));
+    assert_eq!(r.exit_code, 0, "{}", shown(&r));
     let ws = sh.sandbox().workspace().host_path().to_path_buf();
     let (fsck, code) = git(&ws, &["fsck", "--strict", "--no-dangling"]);
     assert_eq!((fsck.as_str(), code), ("", 0), "git fsck on our repository");
@@ -274,18 +263,18 @@ async fn our_git_reads_a_packed_repository_the_host_made() {
     let gc = git(&ws, &["gc", "-q", "--aggressive"]);
     assert_eq!(gc.1, 0, "{}", gc.0);
     std::fs::write(ws.join("f.txt"), "changed\n").expect("write");
-    let r = run(
+    let r = bash(
         &mut sh,
         "git log --format=%s\ngit status -s\ngit diff --stat HEAD~3 HEAD\ngit show HEAD~1:f.txt | wc -l",
     )
     .await;
-    assert_eq!(r.exit_code, 0, "{}", show(&r));
+    assert_eq!(r.exit_code, 0, "{}", shown(&r));
     let (stat, _) = git(&ws, &["diff", "--stat", "HEAD~3", "HEAD"]);
     assert_eq!(
         r.stdout,
         format!("c4\nc3\nc2\nc1\n M f.txt\n{stat}120\n"),
         "{}",
-        show(&r)
+        shown(&r)
     );
 }
 
@@ -303,15 +292,15 @@ async fn git_stays_inside_the_sandbox() {
         "HOME=/etc git config --global user.name x",
     ];
     for script in cases {
-        let r = run(&mut sh, script).await;
-        assert_eq!(r.exit_code, 128, "{script}: {}", show(&r));
+        let r = bash(&mut sh, script).await;
+        assert_eq!(r.exit_code, 128, "{script}: {}", shown(&r));
         assert!(
             r.stderr.contains("outside the sandbox's directories"),
             "{script}: {}",
-            show(&r)
+            shown(&r)
         );
     }
-    let r = run(
+    let r = bash(
         &mut sh,
         "cd /testbed && git init -q && echo x > a && git add ../../etc/passwd; echo rc=$?\n\
          mkdir sub && echo 'gitdir: ../../etc' > sub/.git && cd sub && git status; echo rc=$?\n\
@@ -320,20 +309,20 @@ async fn git_stays_inside_the_sandbox() {
          git apply p.diff; echo rc=$?",
     )
     .await;
-    assert_eq!(r.stdout, "rc=128\nrc=128\nrc=128\n", "{}", show(&r));
+    assert_eq!(r.stdout, "rc=128\nrc=128\nrc=128\n", "{}", shown(&r));
     assert!(
         r.stderr.contains("is outside repository at '/testbed'"),
         "{}",
-        show(&r)
+        shown(&r)
     );
     assert!(!Path::new("/x").exists());
     // A repository under /tmp (the sandbox's own) is fine.
-    let r = run(
+    let r = bash(
         &mut sh,
         "git init -q /tmp/r && cd /tmp/r && git status -s; echo rc=$?",
     )
     .await;
-    assert_eq!(r.stdout, "rc=0\n", "{}", show(&r));
+    assert_eq!(r.stdout, "rc=0\n", "{}", shown(&r));
 }
 
 #[tokio::test]
@@ -351,24 +340,24 @@ async fn unsupported_subcommands_fail_cleanly() {
         ("git fetch", "'fetch' is not supported in this sandbox"),
         ("git frobnicate", "'frobnicate' is not a git command"),
     ] {
-        let r = run(&mut sh, script).await;
-        assert_eq!(r.exit_code, 1, "{script}: {}", show(&r));
-        assert!(r.stderr.contains(words), "{script}: {}", show(&r));
+        let r = bash(&mut sh, script).await;
+        assert_eq!(r.exit_code, 1, "{script}: {}", shown(&r));
+        assert!(r.stderr.contains(words), "{script}: {}", shown(&r));
     }
-    let r = run(&mut sh, "git status").await;
-    assert_eq!(r.exit_code, 128, "{}", show(&r));
+    let r = bash(&mut sh, "git status").await;
+    assert_eq!(r.exit_code, 128, "{}", shown(&r));
     assert_eq!(
         r.stderr,
         "fatal: not a git repository (or any of the parent directories): .git\n"
     );
-    let r = run(&mut sh, "git --version; git commit").await;
-    assert_eq!(r.stdout, "git version 2.39.5\n", "{}", show(&r));
+    let r = bash(&mut sh, "git --version; git commit").await;
+    assert_eq!(r.stdout, "git version 2.39.5\n", "{}", shown(&r));
 }
 
 #[tokio::test]
 async fn python_subprocess_finds_and_runs_git() {
     let mut sh = shell();
-    let r = run(
+    let r = bash(
         &mut sh,
         "python3 -c \"\nimport shutil, subprocess\nprint(shutil.which('git'))\n\
          print(subprocess.run(['git', 'version'], capture_output=True, text=True).stdout, end='')\n\
@@ -380,7 +369,7 @@ async fn python_subprocess_finds_and_runs_git() {
         r.stdout,
         "/usr/bin/git\ngit version 2.39.5\n0\ntrue\n",
         "{}",
-        show(&r)
+        shown(&r)
     );
 }
 
@@ -388,7 +377,7 @@ async fn python_subprocess_finds_and_runs_git() {
 async fn hand_made_objects_cannot_write_outside_the_work_tree() {
     let mut sh = shell();
     // A tree naming `..` and a commit of it, written by Python as loose objects.
-    let r = run(
+    let r = bash(
         &mut sh,
         &format!(
             "{IDENTITY}git init -q && echo a > a && git add a && git commit -q -m base\n\
@@ -411,8 +400,8 @@ async fn hand_made_objects_cannot_write_outside_the_work_tree() {
         ),
     )
     .await;
-    assert_eq!(r.stdout, "rc=128\nrc=128\nrc=128\n", "{}", show(&r));
-    assert!(r.stderr.contains("unsafe name"), "{}", show(&r));
+    assert_eq!(r.stdout, "rc=128\nrc=128\nrc=128\n", "{}", shown(&r));
+    assert!(r.stderr.contains("unsafe name"), "{}", shown(&r));
     let ws = sh.sandbox().workspace().host_path().to_path_buf();
     let parent = ws.parent().expect("workspace parent");
     assert!(!parent.join("pwned").exists() && !ws.join("..").join("..").join("pwned").exists());
@@ -422,12 +411,12 @@ async fn hand_made_objects_cannot_write_outside_the_work_tree() {
 async fn git_writes_count_against_the_disk_quota() {
     let sb = Arc::new(crate::common::sandbox_in(|b| b.disk_quota(256 << 10)));
     let mut sh = Shell::new(sb, ShellSettings::default()).expect("shell");
-    let r = run(
+    let r = bash(
         &mut sh,
         "git init -q && python3 -c \"import os; open('big', 'wb').write(os.urandom(150 << 10))\"\n\
          git add big; echo rc=$?\ngit status --short",
     )
     .await;
-    assert!(r.stdout.starts_with("rc=128\n"), "{}", show(&r));
-    assert!(r.stderr.contains("fatal: cannot write"), "{}", show(&r));
+    assert!(r.stdout.starts_with("rc=128\n"), "{}", shown(&r));
+    assert!(r.stderr.contains("fatal: cannot write"), "{}", shown(&r));
 }

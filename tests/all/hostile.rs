@@ -4,30 +4,14 @@
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
-use llm_in_sandbox::sandbox::Sandbox;
-use llm_in_sandbox::shell::{CommandResult, Shell, ShellSettings};
+use llm_in_sandbox::shell::{Shell, ShellSettings};
 use llm_in_sandbox::tools::{EditorMode, ShellMode, ToolModes, Toolbox};
 use serde_json::json;
 
-use crate::common::{py, sandbox_in, show};
+use crate::common::{bash, py, sandbox_in, shell_over, show, shown};
 
 /// A terabyte, as a file's claimed size.
 const TIB: u64 = 1 << 40;
-
-fn shell_over(sb: Sandbox) -> Shell {
-    Shell::new(Arc::new(sb), ShellSettings::default()).expect("shell")
-}
-
-async fn bash(shell: &mut Shell, script: &str) -> CommandResult {
-    shell.exec(script).await.expect("the shell itself failed")
-}
-
-fn both(r: &CommandResult) -> String {
-    format!(
-        "exit={} stdout={} stderr={}",
-        r.exit_code, r.stdout, r.stderr
-    )
-}
 
 #[tokio::test]
 async fn a_guest_cannot_make_a_file_claim_more_than_the_quota() {
@@ -91,10 +75,10 @@ async fn a_file_claiming_a_terabyte_is_read_by_no_one() {
         "grep x huge.py",
     ] {
         let r = bash(&mut shell, cmd).await;
-        assert_ne!(r.exit_code, 0, "{cmd}: {}", both(&r));
+        assert_ne!(r.exit_code, 0, "{cmd}: {}", shown(&r));
     }
     let r = bash(&mut shell, "cat huge.py").await;
-    assert!(r.stderr.contains("too large"), "{}", both(&r));
+    assert!(r.stderr.contains("too large"), "{}", shown(&r));
     for editor in [EditorMode::Reference, EditorMode::Improved] {
         let shell = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
         let mut tools = Toolbox::with_modes(
@@ -132,7 +116,7 @@ async fn renaming_a_file_onto_itself_gives_nothing_back() {
         "head -c 300000 /dev/zero > seed; for i in 1 2 3 4 5 6 7 8 9 10; do cp seed c$i && mv c$i c$i || exit 7; done",
     )
     .await;
-    assert_ne!(r.exit_code, 0, "{}", both(&r));
+    assert_ne!(r.exit_code, 0, "{}", shown(&r));
     let mut total = 0;
     for e in std::fs::read_dir(&host).unwrap().flatten() {
         total += e.metadata().map_or(0, |m| m.len());
@@ -149,7 +133,7 @@ async fn mkdir_p_is_charged_per_folder_and_bounded_in_depth() {
     let host = sb.workspace().host_path().to_path_buf();
     let mut shell = shell_over(sb);
     let r = bash(&mut shell, &format!("mkdir -p {}", "d/".repeat(60))).await;
-    assert_ne!(r.exit_code, 0, "{}", both(&r));
+    assert_ne!(r.exit_code, 0, "{}", shown(&r));
     let mut depth = 0;
     let mut at = host.clone();
     while at.join("d").is_dir() {
@@ -161,10 +145,10 @@ async fn mkdir_p_is_charged_per_folder_and_bounded_in_depth() {
     let mut shell = shell_over(sandbox_in(|b| b));
     let deep = "d/".repeat(llm_in_sandbox::fsutil::MAX_PATH_DEPTH + 1);
     let r = bash(&mut shell, &format!("mkdir -p {deep}")).await;
-    assert_ne!(r.exit_code, 0, "{}", both(&r));
-    assert!(r.stderr.contains("too deep"), "{}", both(&r));
+    assert_ne!(r.exit_code, 0, "{}", shown(&r));
+    assert!(r.stderr.contains("too deep"), "{}", shown(&r));
     let r = bash(&mut shell, &format!("mkdir -p {}", "d/".repeat(20))).await;
-    assert_eq!(r.exit_code, 0, "{}", both(&r));
+    assert_eq!(r.exit_code, 0, "{}", shown(&r));
 }
 
 #[tokio::test]
@@ -198,13 +182,13 @@ async fn chmod_cannot_lock_the_host_out_or_set_special_bits() {
         "echo hi > f; mkdir d; chmod 4755 f; chmod 0 d; chmod 0 /testbed; echo done",
     )
     .await;
-    assert!(r.stdout.contains("done"), "{}", both(&r));
+    assert!(r.stdout.contains("done"), "{}", shown(&r));
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
     assert_eq!(mode(&host.join("f")), 0o755);
     assert_eq!(mode(&host.join("d")) & 0o700, 0o700);
     assert_eq!(mode(&host) & 0o700, 0o700);
     let r = bash(&mut shell, "cat f").await;
-    assert_eq!(r.stdout, "hi\n", "{}", both(&r));
+    assert_eq!(r.stdout, "hi\n", "{}", shown(&r));
 }
 
 fn client() -> reqwest::Client {
@@ -823,7 +807,7 @@ f() { ( f ); }; f
     }
     let (peak, rss_after) = rss();
     for (i, r) in outcomes.iter().enumerate() {
-        let out = both(r);
+        let out = shown(r);
         assert!(!out.contains("allocated"), "{out}");
         assert!(out.contains("MemoryError"), "{out}");
         assert!(out.contains("memory rc=1"), "{out}");
@@ -893,7 +877,7 @@ except OSError as e:
     print('python refused', e.strerror)\"",
     )
     .await;
-    let out = both(&r);
+    let out = shown(&r);
     assert!(
         out.contains("made-up") && out.contains("made-fine"),
         "{out}"
@@ -1037,10 +1021,10 @@ print('made')
         let mut shell = shell_over(sb);
         let script = format!("cat > /tmp/deep.py <<'EOF'\n{deep}EOF\npython3 /tmp/deep.py");
         let r = bash(&mut shell, &script).await;
-        assert!(r.stdout.contains("made"), "{}", both(&r));
+        assert!(r.stdout.contains("made"), "{}", shown(&r));
         if remove_with_rm {
             let r = bash(&mut shell, "rm -rf /testbed/d; echo rc=$?; ls /testbed").await;
-            assert!(r.stdout.starts_with("rc=0\n"), "{}", both(&r));
+            assert!(r.stdout.starts_with("rc=0\n"), "{}", shown(&r));
             assert!(!host.join("d").exists());
         }
         // The sandbox's end removes its folders, deep or not; one left empty (after `rm`) may

@@ -12,9 +12,8 @@ use std::time::Duration;
 use llm_in_sandbox::packages::{self, PackageError, PipSettings};
 use llm_in_sandbox::runtime::{Runtime, RuntimeConfig};
 use llm_in_sandbox::sandbox::{NetworkPolicy, Sandbox};
-use llm_in_sandbox::shell::{CommandResult, Shell, ShellSettings};
 
-use crate::common::{ok, py, runtime, setup_options, show};
+use crate::common::{bash, ok, py, runtime, setup_options, shell_over, show};
 
 /// One wheel: `name-version-tag.whl` with `name/__init__.py` (the given source) and its
 /// dist-info (METADATA with `Requires-Dist` lines, WHEEL, RECORD).
@@ -184,14 +183,6 @@ fn runtime_with(with: &str, pip: PipSettings) -> Result<Arc<Runtime>, llm_in_san
     config.with = with.to_string();
     config.pip = pip;
     llm_in_sandbox::load_runtime(&setup, &config, &|m| eprintln!("setup: {m}")).map(Arc::new)
-}
-
-async fn bash(shell: &mut Shell, script: &str) -> CommandResult {
-    shell.exec(script).await.expect("shell")
-}
-
-fn shell_over(sb: Sandbox) -> Shell {
-    Shell::new(Arc::new(sb), ShellSettings::default()).expect("shell")
 }
 
 fn cache_root() -> PathBuf {
