@@ -29,6 +29,10 @@ pub struct PythonCommand {
     pub(super) interrupt: Arc<tokio::sync::watch::Sender<bool>>,
     /// Where the program's `subprocess`/`os.system` commands run.
     pub(super) processes: Arc<super::processes::ShellProcesses>,
+    /// The shell's own cancellation flag (set once the shell is built): a program stopped by
+    /// the call's deadline sets it, so the script's next command does not run before the
+    /// call's timer fires.
+    pub(super) call_cancel: Arc<std::sync::OnceLock<Arc<std::sync::atomic::AtomicBool>>>,
 }
 
 fn guest_cwd(cwd: &std::path::Path) -> Option<String> {
@@ -83,6 +87,12 @@ impl Builtin for PythonCommand {
         stderr.extend_from_slice(&r.stderr);
         let code = r.exit_code;
         stderr.extend_from_slice(&outcome_notes(&r, &limits));
+        if matches!(r.outcome, Outcome::Deadline)
+            && self.call_time_is_up()
+            && let Some(cancel) = self.call_cancel.get()
+        {
+            cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         // The sandbox has already reported a quota breach on stderr.
         Ok(result(r.stdout, stderr, code))
     }
@@ -105,6 +115,16 @@ impl PythonCommand {
             limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
         }
         limits
+    }
+
+    /// Whether the call's own deadline has passed, or is within one deadline check of it (a
+    /// program given what was left of it is stopped at the next epoch tick, 10 ms).
+    fn call_time_is_up(&self) -> bool {
+        let call_deadline = *self
+            .call_deadline
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        call_deadline.is_some_and(|at| std::time::Instant::now() + Duration::from_millis(20) >= at)
     }
 
     /// A host failure of the run: not the script's fault, so it is left for the shell to end

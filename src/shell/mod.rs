@@ -240,6 +240,7 @@ impl Shell {
         let pip = PipCommand::shared(sandbox.runtime());
         let faults = Arc::new(Mutex::new(None));
         let call_deadline = Arc::new(Mutex::new(None));
+        let call_cancel = Arc::new(std::sync::OnceLock::new());
         let stop = Arc::new(tokio::sync::watch::Sender::new(false));
         let mut b = Shell::base_builder(&sandbox, &settings);
         let python = || {
@@ -250,6 +251,7 @@ impl Shell {
                 call_deadline: call_deadline.clone(),
                 interrupt: stop.clone(),
                 processes: Arc::new(processes::ShellProcesses::new(sandbox.clone(), depth)),
+                call_cancel: call_cancel.clone(),
             })
         };
         b = b
@@ -278,6 +280,7 @@ impl Shell {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }
         let bash = b.build();
+        let _ = call_cancel.set(bash.cancellation_token());
         let interrupter = Interrupter {
             cancel: bash.cancellation_token(),
             python: stop,
