@@ -58,6 +58,75 @@ impl Memory {
     }
 }
 
+/// Physical memory (PSS) of this process by where it lives, to say where a running call's
+/// memory goes.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Split {
+    /// The compiled module's mappings: each instance slot maps the snapshot image
+    /// copy-on-write, so what grows here is the guest's written pages.
+    guest: u64,
+    /// Large anonymous regions (8 MiB and up, but glibc's arenas): wasmtime's pools (tables,
+    /// fiber stacks, linear memory beyond the image).
+    pools: u64,
+    /// The rest of anonymous memory: the host's heap (glibc's arenas; there each instance's
+    /// VMContext, whose function references fill in as the guest calls through its tables)
+    /// and thread stacks.
+    heap: u64,
+    /// Page tables (VmPTE).
+    page_tables: u64,
+}
+
+/// Anonymous regions at least this large are wasmtime's pools (fiber stacks are 9 MiB), not
+/// the host's heap; except glibc's thread arenas ([`ARENA`]).
+const POOL_REGION: u64 = 8 << 20;
+
+/// glibc's thread arenas: heaps of at most 64 MiB, each starting at a multiple of its size.
+const ARENA: u64 = 64 << 20;
+
+impl Split {
+    pub(super) fn now() -> Split {
+        let Ok(me) = procfs::process::Process::myself() else {
+            return Split::default();
+        };
+        let mut split = Split::default();
+        if let Ok(maps) = me.smaps() {
+            for m in maps.0 {
+                let pss = m.extension.map.get("Pss").copied().unwrap_or(0);
+                let size = m.address.1.saturating_sub(m.address.0);
+                use procfs::process::MMapPath;
+                match &m.pathname {
+                    MMapPath::Path(p) if p.extension().is_some_and(|e| e == "cwasm") => {
+                        split.guest += pss
+                    }
+                    // glibc's thread arenas: at most 64 MiB each, at a 64 MiB boundary.
+                    MMapPath::Anonymous if size <= ARENA && m.address.0.is_multiple_of(ARENA) => {
+                        split.heap += pss
+                    }
+                    MMapPath::Anonymous if size >= POOL_REGION => split.pools += pss,
+                    MMapPath::Anonymous | MMapPath::Heap | MMapPath::TStack(_) => split.heap += pss,
+                    _ => {}
+                }
+            }
+        }
+        split.page_tables = me
+            .status()
+            .ok()
+            .and_then(|s| s.vmpte)
+            .unwrap_or(0)
+            .saturating_mul(1024);
+        split
+    }
+
+    fn minus(self, base: Split) -> Split {
+        Split {
+            guest: self.guest.saturating_sub(base.guest),
+            pools: self.pools.saturating_sub(base.pools),
+            heap: self.heap.saturating_sub(base.heap),
+            page_tables: self.page_tables.saturating_sub(base.page_tables),
+        }
+    }
+}
+
 /// What each call runs: real numpy work (a 100x100 solve through OpenBLAS), then it says it
 /// is running (a marker file) and sleeps until the host's go file appears.
 const WORK: &str = "import numpy as np\n\
@@ -87,9 +156,10 @@ pub(super) fn density(
     }
     let idle = Memory::now().minus(before);
     let fds_idle = open_files();
-    let (base, maps_base) = (Memory::now(), memory_maps());
+    let (base, maps_base, split_base) = (Memory::now(), memory_maps(), Split::now());
     let (tasks, waited) = start_waiting_calls(rt, &sandboxes, shells);
     let active = Memory::now().minus(base);
+    let split = Split::now().minus(split_base);
     let (fds_active, maps_active) = (open_files(), memory_maps());
     for sb in &sandboxes {
         sb.workspace().write(GO, "")?;
@@ -118,6 +188,7 @@ pub(super) fn density(
         open_file_limit(),
         open_file_limit() as f64 / in_call.max(1.0),
     );
+    print_split(split, started);
     if let Some(why) = short {
         bail!(
             "stopped after making {made} of {count} sandboxes ({started} were inside a numpy \
@@ -355,6 +426,32 @@ async fn finish_calls(tasks: Vec<WaitingCall>) -> (usize, Option<String>, Vec<Sh
         }
     }
     (ok, first_failure, alive)
+}
+
+/// Where a running call's memory goes: the active row, split by region.
+fn print_split(split: Split, started: usize) {
+    let per = |bytes: u64| bytes as f64 / started.max(1) as f64 / 1048576.0;
+    println!("| inside a numpy call, per call | physical memory (PSS) |");
+    println!("|---|---|");
+    for (name, bytes) in [
+        (
+            "the guest's written pages (the snapshot image's copy-on-write mappings)",
+            split.guest,
+        ),
+        (
+            "wasmtime's pools (function tables, fiber stacks, linear memory beyond the image)",
+            split.pools,
+        ),
+        (
+            "the host's heap: mostly each instance's VMContext (the function references its \
+             tables point to, filled in on first use), then store, WASI context, shell",
+            split.heap,
+        ),
+        ("page tables", split.page_tables),
+    ] {
+        println!("| {name} | {:.2} MiB |", per(bytes));
+    }
+    println!();
 }
 
 /// The memory table: per episode, idle, active, after the calls and after the release.

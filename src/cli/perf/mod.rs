@@ -219,6 +219,7 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     }
 
     load_rows(global, &runtime, n, args.compile, &mut rows)?;
+    let written = phases::written_pages(&rt, &runtime, &phases::WRITTEN_PAGES_CALLS)?;
 
     // After the per-call rows: thousands of episodes leave slots and threads that would skew
     // them.
@@ -231,6 +232,7 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     }
     // The rows first: a density run stopped by a limit ends in an error.
     print_rows(&rows);
+    phases::print_written_pages(written.as_deref());
     // Last: thousands of live instances leave their slots' pages resident, which would skew
     // whatever is measured after them.
     if let Some(count) = args.density {

@@ -92,3 +92,65 @@ fn settle(runtime: &Runtime) {
         std::thread::sleep(Duration::from_millis(2));
     }
 }
+
+/// The guest memory one call writes, in pages, for each of `calls` (label, code): each runs
+/// alone in a fresh sandbox, in a slot whose kept pages were given back first, so what the
+/// slot keeps after its reset is exactly what that call wrote (the reset finds written pages
+/// with PAGEMAP_SCAN and keeps them; [`Runtime::kept_bytes`]). Each of those pages is memory
+/// the call holds privately while it runs. `None` when the kernel has no PAGEMAP_SCAN (slots
+/// keep nothing then, so nothing can be read).
+pub(super) fn written_pages(
+    rt: &tokio::runtime::Runtime,
+    runtime: &Arc<Runtime>,
+    calls: &[(&'static str, &'static str)],
+) -> anyhow::Result<Option<Vec<(&'static str, u64)>>> {
+    let mut out = Vec::with_capacity(calls.len());
+    for &(label, code) in calls {
+        settle(runtime);
+        let _ = runtime.release_idle_memory(Duration::ZERO);
+        let before = runtime.kept_bytes();
+        let sandbox = Sandbox::builder(runtime.clone()).build()?;
+        let r = rt.block_on(sandbox.python(&["-c".into(), code.into()], b""))?;
+        if r.exit_code != 0 {
+            bail!("{label} failed: {}", r.stderr_text());
+        }
+        drop(sandbox);
+        settle(runtime);
+        let written = runtime.kept_bytes().saturating_sub(before) / 4096;
+        if written == 0 {
+            return Ok(None);
+        }
+        out.push((label, written));
+    }
+    Ok(Some(out))
+}
+
+/// The calls [`written_pages`] measures: an empty one (what the driver's own path writes),
+/// `print(1)`, and the numpy call of the per-call rows.
+pub(super) const WRITTEN_PAGES_CALLS: [(&str, &str); 3] = [
+    ("`pass`", "pass"),
+    ("`print(1)`", "print(1)"),
+    (
+        "the numpy call (import, a 100x100 `np.linalg.solve`)",
+        "import numpy as np; a = np.eye(100) * 4 + 1; \
+         print(np.linalg.solve(a, a @ np.ones(100)).sum())",
+    ),
+];
+
+/// The [`written_pages`] table.
+pub(super) fn print_written_pages(pages: Option<&[(&'static str, u64)]>) {
+    let Some(pages) = pages else {
+        println!(
+            "\n(The guest memory a call writes is not shown: the slots keep no pages to read it from \
+             (a kernel without PAGEMAP_SCAN, or a `stock-wasmtime` build).)"
+        );
+        return;
+    };
+    println!(
+        "\n| a fresh sandbox's call writes | pages of guest memory (4 KiB) | MiB, held while it runs |"
+    );
+    println!("|---|---|---|");
+    for (label, n) in pages {
+        println!("| {label} | {n} | {:.2} |", *n as f64 * 4096.0 / 1048576.0);
+    }
+}
