@@ -19,6 +19,7 @@ pub mod config;
 pub mod eval;
 pub mod fsutil;
 pub mod layout;
+pub mod lazy_dir;
 pub mod llm;
 pub mod packages;
 pub mod quota;

@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use cap_std::fs::Dir;
 
+use crate::lazy_dir::LazyDir;
+
 /// What the quota's directories hold.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
@@ -48,13 +50,14 @@ impl From<QuotaError> for std::io::Error {
 pub struct Quota {
     max_bytes: u64,
     max_files: u64,
-    dirs: Vec<Arc<Dir>>,
+    /// Folders never opened hold nothing: only opened ones are walked.
+    dirs: Vec<Arc<LazyDir>>,
     usage: Mutex<Usage>,
 }
 
 impl Quota {
     /// A quota over `dirs`, with the current usage measured now.
-    pub fn new(dirs: Vec<Arc<Dir>>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
+    pub fn new(dirs: Vec<Arc<LazyDir>>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
         let q = Quota {
             max_bytes,
             max_files,
@@ -69,7 +72,7 @@ impl Quota {
     pub fn refresh(&self) -> Usage {
         let mut total = Usage::default();
         let mut complete = true;
-        for d in &self.dirs {
+        for d in self.dirs.iter().filter_map(|d| d.if_open()) {
             complete &= walk(d, &mut total);
         }
         if !complete {

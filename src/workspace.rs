@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use cap_std::fs::Dir;
 
+use crate::lazy_dir::LazyDir;
+
 /// Errors from workspace operations.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -67,17 +69,22 @@ impl Workspace {
     /// # Errors
     /// [`WorkspaceError::Open`] when the temporary directory cannot be made.
     pub fn temporary() -> Result<Workspace, WorkspaceError> {
-        if let Some(ws) = recycled::take() {
-            return Ok(ws);
+        if let Some(r) = recycled::take() {
+            let dir = match r.dir {
+                Some(d) => Some(d),
+                None => crate::lazy_dir::open_no_follow(&r.host_path)
+                    .ok()
+                    .map(std::sync::Arc::new),
+            };
+            if let Some(dir) = dir {
+                return Ok(Workspace {
+                    dir,
+                    host_path: r.host_path,
+                    _temp: Some(r.temp),
+                });
+            }
         }
-        let parent = TEMP_ROOT.get().cloned().unwrap_or_else(std::env::temp_dir);
-        let temp = tempfile::Builder::new()
-            .prefix("llm-in-sandbox-")
-            .tempdir_in(&parent)
-            .map_err(|source| WorkspaceError::Open {
-                path: parent.clone(),
-                source,
-            })?;
+        let temp = new_temp_folder()?;
         let mut ws = Workspace::open(temp.path())?;
         ws._temp = Some(temp);
         Ok(ws)
@@ -152,6 +159,80 @@ impl Workspace {
     }
 }
 
+/// A fresh empty folder in the temporary folder (or the process's own, [`claim_temp_root`]),
+/// removed when the returned guard is dropped.
+fn new_temp_folder() -> Result<tempfile::TempDir, WorkspaceError> {
+    let parent = TEMP_ROOT.get().cloned().unwrap_or_else(std::env::temp_dir);
+    tempfile::Builder::new()
+        .prefix("llm-in-sandbox-")
+        .tempdir_in(&parent)
+        .map_err(|source| WorkspaceError::Open {
+            path: parent.clone(),
+            source,
+        })
+}
+
+/// A sandbox's private temporary folder (`/tmp`, `/root`), opened only when first used
+/// ([`LazyDir`]): a sandbox whose calls never touch it holds no file descriptor for it.
+/// Removed when dropped, or kept for the next sandbox when nothing was left in it.
+#[derive(Debug)]
+pub struct Scratch {
+    dir: std::sync::Arc<LazyDir>,
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl Scratch {
+    /// A fresh empty folder (none opened yet).
+    ///
+    /// # Errors
+    /// [`WorkspaceError::Open`] when the temporary folder cannot be made.
+    pub fn temporary() -> Result<Scratch, WorkspaceError> {
+        if let Some(r) = recycled::take() {
+            let dir = match r.dir {
+                Some(d) => LazyDir::open_now(d, r.host_path),
+                None => LazyDir::at(r.host_path),
+            };
+            return Ok(Scratch {
+                dir: std::sync::Arc::new(dir),
+                _temp: Some(r.temp),
+            });
+        }
+        let temp = new_temp_folder()?;
+        let path = temp.path().to_path_buf();
+        Ok(Scratch {
+            dir: std::sync::Arc::new(LazyDir::at(path)),
+            _temp: Some(temp),
+        })
+    }
+
+    /// The folder's capability, opened on first use (shared: no new file descriptor).
+    pub fn dir(&self) -> &std::sync::Arc<LazyDir> {
+        &self.dir
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let Some(temp) = self._temp.take() else {
+            return;
+        };
+        let path = self.dir.host_path().to_path_buf();
+        let leftover = match std::sync::Arc::get_mut(&mut self.dir) {
+            // Someone still holds it (a call finishing): it may change yet, so it goes.
+            None => Some(temp),
+            Some(lazy) => match lazy.take_open() {
+                Some(mut dir) => recycled::give_back(temp, &mut dir, &path),
+                // Never opened: nothing can have been put in it.
+                None => recycled::give_back_unopened(temp, &path),
+            },
+        };
+        if let Some(temp) = leftover {
+            let path = temp.keep();
+            let _ = crate::fsutil::remove_tree(&path);
+        }
+    }
+}
+
 /// A temporary workspace is removed without recursion on the host stack: its guest may have
 /// nested folders deeper than any thread's stack ([`crate::fsutil::remove_tree`]).
 /// A folder its guest left empty is kept for the next [`Workspace::temporary`] instead
@@ -182,26 +263,62 @@ mod recycled {
 
     use cap_std::fs::Dir;
 
-    use super::Workspace;
-
-    /// At most this many folders wait (each holds one open descriptor).
+    /// At most this many folders wait (each opened one holds one open descriptor).
     const KEEP: usize = 96;
 
-    struct Ready {
-        temp: tempfile::TempDir,
-        dir: Arc<Dir>,
-        host_path: PathBuf,
+    /// A folder ready for the next sandbox.
+    pub(super) struct Ready {
+        pub(super) temp: tempfile::TempDir,
+        /// Its capability, when it was opened (a folder never opened holds no descriptor).
+        pub(super) dir: Option<Arc<Dir>>,
+        pub(super) host_path: PathBuf,
     }
 
     static READY: Mutex<Vec<Ready>> = Mutex::new(Vec::new());
 
-    pub(super) fn take() -> Option<Workspace> {
-        let r = READY.lock().ok()?.pop()?;
-        Some(Workspace {
-            dir: r.dir,
-            host_path: r.host_path,
-            _temp: Some(r.temp),
+    pub(super) fn take() -> Option<Ready> {
+        READY.lock().ok()?.pop()
+    }
+
+    /// Keep `temp`, never opened, for later (its times set to now, as a new folder has);
+    /// otherwise hand it back to be removed.
+    pub(super) fn give_back_unopened(
+        temp: tempfile::TempDir,
+        host_path: &Path,
+    ) -> Option<tempfile::TempDir> {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c_path) = std::ffi::CString::new(host_path.as_os_str().as_bytes()) else {
+            return Some(temp);
+        };
+        // SAFETY: `c_path` is a valid C string; a null `times` means "now" for both.
+        let touched = unsafe {
+            libc::utimensat(
+                libc::AT_FDCWD,
+                c_path.as_ptr(),
+                std::ptr::null(),
+                libc::AT_SYMLINK_NOFOLLOW,
+            ) == 0
+        };
+        if !touched {
+            return Some(temp);
+        }
+        keep(Ready {
+            temp,
+            dir: None,
+            host_path: host_path.to_path_buf(),
         })
+    }
+
+    /// Put `ready` in the pool, or hand its folder back to be removed when the pool is full.
+    fn keep(ready: Ready) -> Option<tempfile::TempDir> {
+        let Ok(mut pool) = READY.lock() else {
+            return Some(ready.temp);
+        };
+        if pool.len() >= KEEP {
+            return Some(ready.temp);
+        }
+        pool.push(ready);
+        None
     }
 
     /// Keep `temp` for later when its guest left it empty; otherwise hand it back to be removed.
@@ -213,18 +330,11 @@ mod recycled {
         if Arc::get_mut(dir).is_none() || !is_empty(dir) || !reset(dir) {
             return Some(temp);
         }
-        let Ok(mut ready) = READY.lock() else {
-            return Some(temp);
-        };
-        if ready.len() >= KEEP {
-            return Some(temp);
-        }
-        ready.push(Ready {
+        keep(Ready {
             temp,
-            dir: dir.clone(),
+            dir: Some(dir.clone()),
             host_path: host_path.to_path_buf(),
-        });
-        None
+        })
     }
 
     /// Remove every folder waiting (each `TempDir` removes its folder when dropped).

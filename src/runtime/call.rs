@@ -89,7 +89,24 @@ impl Runtime {
         preopen(&mut b, &self.lib_dir, layout::GUEST_LIB, false);
         preopen(&mut b, &self.mpl_dir, layout::GUEST_MPL_DATA, false);
         for m in &req.mounts {
-            preopen(&mut b, &m.dir, &m.guest_path, m.writable);
+            match m.dir.if_open() {
+                Some(dir) => preopen(&mut b, dir, &m.guest_path, m.writable),
+                // Not opened yet: the preopen opens it when the guest first uses it.
+                #[cfg(not(feature = "stock-wasmtime"))]
+                None => {
+                    let perms = if m.writable {
+                        FsPerms::ReadWrite
+                    } else {
+                        FsPerms::ReadOnly
+                    };
+                    b.preopened_dir_lazy(m.dir.clone(), &m.guest_path, perms);
+                }
+                #[cfg(feature = "stock-wasmtime")]
+                None => match m.dir.get() {
+                    Ok(dir) => preopen(&mut b, dir, &m.guest_path, m.writable),
+                    Err(e) => eprintln!("stock-wasmtime: cannot open {}: {e}", m.guest_path),
+                },
+            }
         }
         b.build_p1()
     }
@@ -279,5 +296,13 @@ impl TurnExports {
         self.memory
             .write(&mut *store, usize::try_from(ptr)?, code.as_bytes())?;
         self.turn.call_async(&mut *store, (ptr, len)).await
+    }
+}
+
+/// A mount not yet opened, as a preopen: opened when the guest first uses it.
+#[cfg(not(feature = "stock-wasmtime"))]
+impl wasmtime_wasi::filesystem::OpenOnFirstUse for crate::lazy_dir::LazyDir {
+    fn open(&self) -> std::io::Result<Arc<cap_std::fs::Dir>> {
+        self.get().cloned()
     }
 }

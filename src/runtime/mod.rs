@@ -110,8 +110,9 @@ pub enum RuntimeError {
 /// A directory the guest sees.
 #[derive(Debug, Clone)]
 pub struct Mount {
-    /// The host directory, as an open capability (shared, not reopened).
-    pub dir: Arc<cap_std::fs::Dir>,
+    /// The host directory's capability (shared, not reopened), open now or opened when the
+    /// guest first uses it.
+    pub dir: Arc<crate::lazy_dir::LazyDir>,
     /// Where the guest sees it, e.g. `/testbed`.
     pub guest_path: String,
     /// Whether the guest may change it.

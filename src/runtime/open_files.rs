@@ -6,9 +6,9 @@
 //! Each call may hold at most [`PER_CALL`] files open (Linux's usual `ulimit -n`), and all
 //! calls together at most half the process's limit; past either, `path_open` fails with
 //! `EMFILE` ("Too many open files") for the guest that asked. The other half is for the
-//! sandboxes' own folders (three each: `/testbed`, `/tmp`, `/root`; a call's preopens share
-//! them and the runtime's two library folders, so a call opens none of its own) and the
-//! process. [`raise_open_file_limit`] raises the limit to what a number of sandboxes wants.
+//! sandboxes' own folders (`/testbed`, and `/tmp` and `/root` once used: they are opened on
+//! first use; a call's preopens share them and the runtime's two library folders, so a call
+//! opens none of its own) and the process. [`raise_open_file_limit`] raises the limit to what a number of sandboxes wants.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -47,9 +47,10 @@ fn guest_share(soft: u64) -> u64 {
     (soft / 2).clamp(256, 1 << 20)
 }
 
-/// Descriptors a live sandbox holds: its three folders (`/testbed`, `/tmp`, `/root`), shared
-/// by its shell and every call it makes.
-pub const PER_SANDBOX: u64 = 3;
+/// Descriptors a live sandbox holds: its workspace (`/testbed`), shared by its shell and every
+/// call it makes. `/tmp` and `/root` add one each once something uses them (they are opened on
+/// first use, [`crate::lazy_dir::LazyDir`]); most calls never do.
+pub const PER_SANDBOX: u64 = 1;
 
 /// Descriptors the process keeps for itself whatever it runs (the runtime's library folders,
 /// the compiled module, the async runtime, stdio, sockets of a small server).

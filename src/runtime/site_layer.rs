@@ -54,7 +54,10 @@ impl Runtime {
         let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
         let mount = |p: &Path, guest: &str| -> Result<Mount, String> {
             Ok(Mount {
-                dir: Arc::new(open_dir(p).map_err(|e| e.to_string())?),
+                dir: Arc::new(crate::lazy_dir::LazyDir::open_now(
+                    Arc::new(open_dir(p).map_err(|e| e.to_string())?),
+                    p,
+                )),
                 guest_path: guest.to_string(),
                 writable: true,
             })

@@ -13,10 +13,11 @@ pub use crate::runtime::{Quota, QuotaError};
 pub use http::{BadCertificate, HttpSettings};
 pub use network::{BadHost, NetworkDenied, NetworkPolicy};
 
+use crate::lazy_dir::LazyDir;
 use crate::runtime::{
     Invocation, Limits, Mount, Outcome, RunRequest, RunResult, Runtime, RuntimeError, layout,
 };
-use crate::workspace::{Workspace, WorkspaceError};
+use crate::workspace::{Scratch, Workspace, WorkspaceError};
 
 /// Errors that stop a sandbox from running a command (not the command failing).
 #[derive(Debug, thiserror::Error)]
@@ -132,13 +133,19 @@ impl SandboxBuilder {
             Some(ws) => ws,
             None => Workspace::temporary()?,
         };
-        let scratch = Workspace::temporary()?;
-        let home = Workspace::temporary()?;
+        // `/tmp` and `/root` are opened only when first used: most calls never touch them,
+        // and each open folder is a file descriptor (see `LazyDir`).
+        let scratch = Scratch::temporary()?;
+        let home = Scratch::temporary()?;
+        let workspace_dir = Arc::new(LazyDir::open_now(
+            workspace.shared_dir(),
+            workspace.host_path(),
+        ));
         let quota = Quota::new(
             vec![
-                workspace.shared_dir(),
-                scratch.shared_dir(),
-                home.shared_dir(),
+                workspace_dir.clone(),
+                scratch.dir().clone(),
+                home.dir().clone(),
             ],
             self.disk_quota,
             self.max_files,
@@ -146,6 +153,7 @@ impl SandboxBuilder {
         Ok(Sandbox {
             runtime: self.runtime,
             workspace,
+            workspace_dir,
             scratch,
             home,
             limits: self.limits,
@@ -178,9 +186,12 @@ pub struct Sandbox {
     quota: Arc<Quota>,
     runtime: Arc<Runtime>,
     workspace: Workspace,
-    scratch: Workspace,
-    /// `/root`, the user's home (empty at first).
-    home: Workspace,
+    /// The workspace's capability as the runtime mounts it (the same descriptor).
+    workspace_dir: Arc<LazyDir>,
+    /// `/tmp` (empty at first; opened on first use).
+    scratch: Scratch,
+    /// `/root`, the user's home (empty at first; opened on first use).
+    home: Scratch,
     limits: Limits,
     env: Vec<(String, String)>,
     cwd: String,
@@ -265,7 +276,7 @@ impl Sandbox {
             return Ok(Vec::new());
         }
         let runtime = self.runtime.clone();
-        let scratch = self.scratch.shared_dir();
+        let scratch = self.scratch.dir().clone();
         let quota = self.quota.clone();
         let have: Vec<String> = self
             .installed()
@@ -296,6 +307,11 @@ impl Sandbox {
                 return Err(packages::PackageError::Stopped);
             }
             let site_rel = layout::USER_SITE_IN_TMP;
+            let scratch = scratch.get().map_err(|source| packages::PackageError::Io {
+                action: "open",
+                path: layout::GUEST_TMP.into(),
+                source,
+            })?;
             scratch
                 .create_dir_all(site_rel)
                 .map_err(|source| packages::PackageError::Io {
@@ -336,24 +352,36 @@ impl Sandbox {
         Ok(installed)
     }
 
-    /// The private scratch directory (`/tmp` in the guest).
-    pub fn scratch_dir(&self) -> &cap_std::fs::Dir {
-        self.scratch.dir()
+    /// The workspace's capability as a [`LazyDir`] (always open; the same descriptor).
+    pub fn workspace_shared(&self) -> Arc<LazyDir> {
+        self.workspace_dir.clone()
     }
 
-    /// The scratch directory's capability, shared (no new file descriptor).
-    pub fn scratch_shared(&self) -> Arc<cap_std::fs::Dir> {
-        self.scratch.shared_dir()
+    /// The private scratch directory (`/tmp` in the guest), opened now if nothing used it yet.
+    ///
+    /// # Errors
+    /// It cannot be opened (the process is out of file descriptors).
+    pub fn scratch_dir(&self) -> std::io::Result<&cap_std::fs::Dir> {
+        Ok(self.scratch.dir().get()?)
     }
 
-    /// The home directory (`/root` in the guest).
-    pub fn home_dir(&self) -> &cap_std::fs::Dir {
-        self.home.dir()
+    /// The scratch directory's capability, shared and opened on first use (no file descriptor
+    /// until then).
+    pub fn scratch_shared(&self) -> Arc<LazyDir> {
+        self.scratch.dir().clone()
     }
 
-    /// The home directory's capability, shared (no new file descriptor).
-    pub fn home_shared(&self) -> Arc<cap_std::fs::Dir> {
-        self.home.shared_dir()
+    /// The home directory (`/root` in the guest), opened now if nothing used it yet.
+    ///
+    /// # Errors
+    /// It cannot be opened (the process is out of file descriptors).
+    pub fn home_dir(&self) -> std::io::Result<&cap_std::fs::Dir> {
+        Ok(self.home.dir().get()?)
+    }
+
+    /// The home directory's capability, shared and opened on first use.
+    pub fn home_shared(&self) -> Arc<LazyDir> {
+        self.home.dir().clone()
     }
 
     /// The shared runtime.
@@ -516,7 +544,7 @@ impl Sandbox {
         limits: Limits,
         processes: Option<Arc<dyn crate::runtime::procs::GuestProcesses>>,
     ) -> Result<RunResult, SandboxError> {
-        let mount = |dir: Arc<cap_std::fs::Dir>, guest: &str| Mount {
+        let mount = |dir: Arc<LazyDir>, guest: &str| Mount {
             dir,
             guest_path: guest.to_string(),
             writable: true,
@@ -528,9 +556,9 @@ impl Sandbox {
             stdin: stdin.to_vec(),
             limits,
             mounts: vec![
-                mount(self.workspace.shared_dir(), GUEST_WORKSPACE),
-                mount(self.scratch.shared_dir(), GUEST_TMP),
-                mount(self.home.shared_dir(), GUEST_HOME),
+                mount(self.workspace_dir.clone(), GUEST_WORKSPACE),
+                mount(self.scratch.dir().clone(), GUEST_TMP),
+                mount(self.home.dir().clone(), GUEST_HOME),
             ],
             quota: Some(self.quota.clone()),
             network: Some(self.door.clone()),

@@ -76,13 +76,17 @@ impl GuestPath {
         }
     }
 
-    /// This path's directory capability in `sb`.
-    pub fn dir<'a>(&self, sb: &'a Sandbox) -> &'a Dir {
+    /// This path's directory capability in `sb` (`/tmp` and `/root` are opened on first use).
+    ///
+    /// # Errors
+    /// See [`io_error`]: the folder cannot be opened (the server is out of file descriptors).
+    pub fn dir<'a>(&self, sb: &'a Sandbox) -> Result<&'a Dir, ApiError> {
         match self.root {
-            Root::Workspace => sb.workspace().dir(),
+            Root::Workspace => Ok(sb.workspace().dir()),
             Root::Scratch => sb.scratch_dir(),
             Root::Home => sb.home_dir(),
         }
+        .map_err(|e| io_error(self, "open", e))
     }
 
     /// The relative path for cap-std (`.` for the root).
@@ -164,7 +168,7 @@ pub fn write_file(sb: &Sandbox, path: &GuestPath, data: &[u8]) -> Result<(), Api
             path.guest()
         )));
     }
-    let dir = path.dir(sb);
+    let dir = path.dir(sb)?;
     sb.quota()
         .create_parents(dir, &path.rel)
         .map_err(|e| io_error(path, "create the folder of", e))?;
@@ -179,7 +183,7 @@ pub fn write_file(sb: &Sandbox, path: &GuestPath, data: &[u8]) -> Result<(), Api
 /// See [`io_error`]; 413 when it is larger than `limit`.
 pub fn read_file(sb: &Sandbox, path: &GuestPath, limit: usize) -> Result<Vec<u8>, ApiError> {
     let f = path
-        .dir(sb)
+        .dir(sb)?
         .open(path.rel_or_dot())
         .map_err(|e| io_error(path, "read", e))?;
     let meta = f.metadata().map_err(|e| io_error(path, "read", e))?;
@@ -217,7 +221,7 @@ pub struct Entry {
 /// See [`io_error`].
 pub fn list(sb: &Sandbox, path: &GuestPath) -> Result<Vec<Entry>, ApiError> {
     let rd = path
-        .dir(sb)
+        .dir(sb)?
         .read_dir(path.rel_or_dot())
         .map_err(|e| io_error(path, "list", e))?;
     let mut out = Vec::new();
@@ -255,7 +259,7 @@ pub fn list(sb: &Sandbox, path: &GuestPath) -> Result<Vec<Entry>, ApiError> {
 /// See [`io_error`]; 413 past `limit`.
 pub fn tar_folder(sb: &Sandbox, path: &GuestPath, limit: usize) -> Result<Vec<u8>, ApiError> {
     let root = path
-        .dir(sb)
+        .dir(sb)?
         .open_dir(path.rel_or_dot())
         .map_err(|e| io_error(path, "open", e))?;
     let mut b = tar::Builder::new(Vec::new());
@@ -330,7 +334,7 @@ pub struct Extracted {
 /// # Errors
 /// 400 naming the bad entry; see [`io_error`].
 pub fn untar(sb: &Sandbox, path: &GuestPath, data: &[u8]) -> Result<Extracted, ApiError> {
-    let dir = path.dir(sb);
+    let dir = path.dir(sb)?;
     if !path.rel.as_os_str().is_empty() {
         sb.quota()
             .create_dirs(dir, &path.rel)

@@ -327,12 +327,16 @@ pub(super) async fn run_jupyter(
         Err(m) => return Ok(sandbox_error(format!("the sandbox failed: {m}"))),
     };
     // The guest can write to this log too: read it bounded.
-    let text = crate::fsutil::read_capped_string(
-        sb.scratch_dir(),
-        std::path::Path::new(".run_jupyter.jsonl"),
-        crate::fsutil::GUEST_READ_LIMIT,
-    )
-    .unwrap_or_default();
+    let text = sb
+        .scratch_dir()
+        .and_then(|dir| {
+            crate::fsutil::read_capped_string(
+                dir,
+                std::path::Path::new(".run_jupyter.jsonl"),
+                crate::fsutil::GUEST_READ_LIMIT,
+            )
+        })
+        .unwrap_or_default();
     let mut done: Vec<Value> = text
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())

@@ -9,6 +9,7 @@ use std::io::{self, ErrorKind, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use crate::lazy_dir::LazyDir;
 use crate::runtime::Quota;
 use std::time::SystemTime;
 
@@ -18,14 +19,20 @@ use cap_std::fs::{Dir, OpenOptions};
 /// A bashkit backend over one capability directory.
 #[derive(Debug)]
 pub struct CapFs {
-    dir: Arc<Dir>,
+    /// Opened on first use (a sandbox's `/tmp` and `/root`): mounting it opens nothing.
+    dir: Arc<LazyDir>,
     quota: Arc<Quota>,
 }
 
 impl CapFs {
     /// A backend over `dir`, charging writes to `quota`.
-    pub fn new(dir: Arc<Dir>, quota: Arc<Quota>) -> CapFs {
+    pub fn new(dir: Arc<LazyDir>, quota: Arc<Quota>) -> CapFs {
         CapFs { dir, quota }
+    }
+
+    /// The directory, opened now if nothing used it yet.
+    fn dir(&self) -> bashkit::Result<&Dir> {
+        self.dir.get().map(|d| &**d).map_err(err)
     }
 }
 
@@ -127,7 +134,8 @@ fn resolve_within(link: &Path, target: &Path) -> Option<PathBuf> {
 
 impl CapFs {
     fn size_of(&self, p: &Path) -> Option<u64> {
-        self.dir
+        self.dir()
+            .ok()?
             .symlink_metadata(p)
             .ok()
             .filter(|m| !m.is_dir())
@@ -139,7 +147,7 @@ impl CapFs {
 impl FsBackend for CapFs {
     async fn read(&self, path: &Path) -> bashkit::Result<Vec<u8>> {
         // Bounded: a guest file may claim any size (a sparse file costs nothing on disk).
-        crate::fsutil::read_capped(&self.dir, &rel(path), crate::fsutil::GUEST_READ_LIMIT)
+        crate::fsutil::read_capped(self.dir()?, &rel(path), crate::fsutil::GUEST_READ_LIMIT)
             .map_err(err)
     }
 
@@ -150,7 +158,7 @@ impl FsBackend for CapFs {
         self.quota
             .charge(old, content.len() as u64)
             .map_err(quota_err)?;
-        self.dir.write(&p, content).map_err(err)
+        self.dir()?.write(&p, content).map_err(err)
     }
 
     async fn append(&self, path: &Path, content: &[u8]) -> bashkit::Result<()> {
@@ -161,7 +169,7 @@ impl FsBackend for CapFs {
             .charge(old, old.unwrap_or(0) + content.len() as u64)
             .map_err(quota_err)?;
         let mut f = self
-            .dir
+            .dir()?
             .open_with(&p, OpenOptions::new().append(true).create(true))
             .map_err(err)?;
         f.write_all(content).map_err(err)
@@ -171,11 +179,11 @@ impl FsBackend for CapFs {
         let p = rel(path);
         if recursive {
             // One entry per folder made, bounded in depth (never cap-std's recursive walk).
-            return self.quota.create_dirs(&self.dir, &p).map_err(err);
+            return self.quota.create_dirs(self.dir()?, &p).map_err(err);
         }
         crate::fsutil::check_path_shape(&p).map_err(err)?;
         self.quota.charge_dir().map_err(quota_err)?;
-        self.dir.create_dir(&p).map_err(|e| {
+        self.dir()?.create_dir(&p).map_err(|e| {
             self.quota.release_dir();
             err(e)
         })
@@ -183,24 +191,24 @@ impl FsBackend for CapFs {
 
     async fn remove(&self, path: &Path, recursive: bool) -> bashkit::Result<()> {
         let p = rel(path);
-        let meta = self.dir.symlink_metadata(&p).map_err(err)?;
+        let meta = self.dir()?.symlink_metadata(&p).map_err(err)?;
         if meta.is_dir() {
             if recursive {
-                crate::fsutil::remove_tree_in(&self.dir, &p).map_err(err)?;
+                crate::fsutil::remove_tree_in(self.dir()?, &p).map_err(err)?;
                 self.quota.refresh();
                 Ok(())
             } else {
-                self.dir.remove_dir(&p).map_err(err)
+                self.dir()?.remove_dir(&p).map_err(err)
             }
         } else {
-            self.dir.remove_file(&p).map_err(err)?;
+            self.dir()?.remove_file(&p).map_err(err)?;
             self.quota.release(bytes_freed(&meta), 1);
             Ok(())
         }
     }
 
     async fn stat(&self, path: &Path) -> bashkit::Result<Metadata> {
-        self.dir
+        self.dir()?
             .symlink_metadata(rel(path))
             .map(|m| metadata(&m))
             .map_err(err)
@@ -208,7 +216,7 @@ impl FsBackend for CapFs {
 
     async fn read_dir(&self, path: &Path) -> bashkit::Result<Vec<DirEntry>> {
         let mut out = Vec::new();
-        for e in self.dir.read_dir(rel(path)).map_err(err)? {
+        for e in self.dir()?.read_dir(rel(path)).map_err(err)? {
             let e = e.map_err(err)?;
             let Ok(m) = e.metadata() else { continue };
             out.push(DirEntry {
@@ -220,7 +228,7 @@ impl FsBackend for CapFs {
     }
 
     async fn exists(&self, path: &Path) -> bashkit::Result<bool> {
-        Ok(self.dir.symlink_metadata(rel(path)).is_ok())
+        Ok(self.dir()?.symlink_metadata(rel(path)).is_ok())
     }
 
     async fn rename(&self, from: &Path, to: &Path) -> bashkit::Result<()> {
@@ -229,13 +237,13 @@ impl FsBackend for CapFs {
         // What the rename frees: the replaced file's bytes, unless it is the same file (a
         // rename onto itself or onto one of its hard links frees nothing) or other links
         // still hold them.
-        let source = self.dir.symlink_metadata(&from).map_err(err)?;
+        let source = self.dir()?.symlink_metadata(&from).map_err(err)?;
         let replaced = self
-            .dir
+            .dir()?
             .symlink_metadata(&to)
             .ok()
             .filter(|m| !m.is_dir() && !same_file(m, &source));
-        self.dir.rename(&from, &self.dir, &to).map_err(err)?;
+        self.dir()?.rename(&from, self.dir()?, &to).map_err(err)?;
         if let Some(m) = replaced {
             self.quota.release(bytes_freed(&m), 1);
         }
@@ -245,19 +253,19 @@ impl FsBackend for CapFs {
     async fn copy(&self, from: &Path, to: &Path) -> bashkit::Result<()> {
         let (from, to) = (rel(from), rel(to));
         crate::fsutil::check_path_shape(&to).map_err(err)?;
-        let size = self.dir.metadata(&from).map_err(err)?.len();
+        let size = self.dir()?.metadata(&from).map_err(err)?.len();
         self.quota
             .charge(self.size_of(&to), size)
             .map_err(quota_err)?;
-        self.dir
-            .copy(&from, &self.dir, &to)
+        self.dir()?
+            .copy(&from, self.dir()?, &to)
             .map(|_| ())
             .map_err(err)
     }
 
     async fn symlink(&self, target: &Path, link: &Path) -> bashkit::Result<()> {
         if resolve_within(link, target).is_none()
-            || crate::fsutil::climbs_through_a_link(&self.dir, &rel(link), target)
+            || crate::fsutil::climbs_through_a_link(self.dir()?, &rel(link), target)
         {
             return Err(denied(format!(
                 "refusing a symbolic link to {} (links must stay inside the sandbox directory)",
@@ -266,28 +274,28 @@ impl FsBackend for CapFs {
         }
         crate::fsutil::check_path_shape(&rel(link)).map_err(err)?;
         self.quota.charge(None, 0).map_err(quota_err)?;
-        self.dir.symlink(target, rel(link)).map_err(err)
+        self.dir()?.symlink(target, rel(link)).map_err(err)
     }
 
     async fn read_link(&self, path: &Path) -> bashkit::Result<PathBuf> {
-        self.dir.read_link(rel(path)).map_err(err)
+        self.dir()?.read_link(rel(path)).map_err(err)
     }
 
     async fn chmod(&self, path: &Path, mode: u32) -> bashkit::Result<()> {
         use cap_std::fs::PermissionsExt;
         let p = rel(path);
-        let is_dir = self.dir.symlink_metadata(&p).map_err(err)?.is_dir();
+        let is_dir = self.dir()?.symlink_metadata(&p).map_err(err)?.is_dir();
         let perms = cap_std::fs::Permissions::from_mode(guest_mode(mode, is_dir));
-        self.dir.set_permissions(p, perms).map_err(err)
+        self.dir()?.set_permissions(p, perms).map_err(err)
     }
 
     async fn set_modified_time(&self, path: &Path, time: SystemTime) -> bashkit::Result<()> {
         let p = rel(path);
-        if self.dir.symlink_metadata(&p).map_err(err)?.is_dir() {
+        if self.dir()?.symlink_metadata(&p).map_err(err)?.is_dir() {
             return Ok(()); // directory times are not worth a host-path escape hatch
         }
         let f = self
-            .dir
+            .dir()?
             .open_with(&p, OpenOptions::new().write(true))
             .map_err(err)?;
         f.into_std().set_modified(time).map_err(err)

@@ -233,7 +233,7 @@ impl Shell {
         depth: u32,
     ) -> Result<Shell, ShellError> {
         // The sandbox's own directory handles, shared: no extra file descriptors per shell.
-        let ws = sandbox.workspace().shared_dir();
+        let ws = sandbox.workspace_shared();
         let tmp = sandbox.scratch_shared();
         let home = sandbox.home_shared();
         let quota = sandbox.quota().clone();
@@ -286,7 +286,7 @@ impl Shell {
             python: stop,
             stopped: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         };
-        let mount = |path: &'static str, dir: Arc<cap_std::fs::Dir>| {
+        let mount = |path: &'static str, dir: Arc<crate::lazy_dir::LazyDir>| {
             let fs = PosixFs::new(CapFs::new(dir, quota.clone()));
             bash.mount(path, Arc::new(fs))
                 .map_err(|e| ShellError::Mount {

@@ -559,16 +559,21 @@ fn resolve<'a>(sandbox: &'a Sandbox, path: &str) -> Result<(&'a Dir, String, Str
         }
     }
     let norm = format!("/{}", parts.join("/"));
-    for (mount, dir) in [
-        (GUEST_WORKSPACE, sandbox.workspace().dir()),
-        (GUEST_TMP, sandbox.scratch_dir()),
-        (GUEST_HOME, sandbox.home_dir()),
-    ] {
+    // `/tmp` and `/root` are opened only when a path is in them.
+    let dir_of = |mount: &str| -> Result<&'a Dir, String> {
+        match mount {
+            GUEST_TMP => sandbox.scratch_dir(),
+            GUEST_HOME => sandbox.home_dir(),
+            _ => Ok(sandbox.workspace().dir()),
+        }
+        .map_err(|e| format!("Error: cannot open {mount}: {e}"))
+    };
+    for mount in [GUEST_WORKSPACE, GUEST_TMP, GUEST_HOME] {
         if norm == mount {
-            return Ok((dir, ".".into(), norm));
+            return Ok((dir_of(mount)?, ".".into(), norm));
         }
         if let Some(rest) = norm.strip_prefix(&format!("{mount}/")) {
-            return Ok((dir, rest.to_string(), norm));
+            return Ok((dir_of(mount)?, rest.to_string(), norm));
         }
     }
     Err(format!(

@@ -505,6 +505,73 @@ async fn a_running_call_shares_its_folders_descriptors() {
     assert_eq!(during, 1, "a running call opened its workspace again");
 }
 
+/// A sandbox's `/tmp` and `/root` hold no descriptor until something uses them: a shell over
+/// the sandbox and a call that does not touch them open nothing (so a process keeps one
+/// descriptor per sandbox, the workspace's). The first use opens the folder once, and from
+/// then on the guest, the shell and the quota share that one capability.
+#[tokio::test(flavor = "multi_thread")]
+async fn tmp_and_home_are_opened_on_first_use_then_shared() {
+    use llm_in_sandbox::shell::{Shell, ShellSettings};
+    let sb = std::sync::Arc::new(sandbox());
+    let (tmp, home) = (sb.scratch_shared(), sb.home_shared());
+    let held = |folder: &std::path::Path| {
+        std::fs::read_dir("/proc/self/fd")
+            .expect("/proc/self/fd")
+            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .filter(|target| target == folder)
+            .count()
+    };
+    let (tmp_path, home_path) = (
+        tmp.host_path().to_path_buf(),
+        home.host_path().to_path_buf(),
+    );
+    assert!(tmp_path.is_dir() && home_path.is_dir());
+    let mut shell = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
+    let r = shell.exec("echo hi; cd /testbed; ls").await.expect("exec");
+    assert_eq!(r.stdout, "hi\n", "{}", r.stderr);
+    assert_eq!(ok(&py(&sb, &["-c", "print(1)"]).await), "1\n");
+    assert_eq!(
+        (held(&tmp_path), held(&home_path)),
+        (0, 0),
+        "a shell and a call that do not touch /tmp or /root opened them"
+    );
+
+    let r = py(&sb, &["-c", "open('/tmp/x', 'w').write('abc')"]).await;
+    assert_eq!(ok(&r), "");
+    assert_eq!((held(&tmp_path), held(&home_path)), (1, 0));
+    assert_eq!(
+        std::fs::read_to_string(tmp_path.join("x")).expect("x"),
+        "abc"
+    );
+
+    let r = shell
+        .exec("cat /tmp/x; echo hello > /root/y")
+        .await
+        .expect("exec");
+    assert_eq!(r.stdout, "abc", "{}", r.stderr);
+    let r = py(&sb, &["-c", "print(open('/root/y').read(), end='')"]).await;
+    assert_eq!(ok(&r), "hello\n");
+    assert_eq!(
+        (held(&tmp_path), held(&home_path)),
+        (1, 1),
+        "each folder is opened once and shared"
+    );
+    let usage = sb.quota().usage();
+    assert_eq!(
+        (usage.files, usage.bytes),
+        (2, 9),
+        "the quota counts both folders"
+    );
+    drop(shell);
+    drop(tmp);
+    drop(home);
+    drop(sb);
+    assert!(
+        !tmp_path.join("x").exists() && !home_path.join("y").exists(),
+        "a used folder is removed with its sandbox"
+    );
+}
+
 /// The snapshot's objects are immortal (PEP 683; `src/runtime/immortal.py`): calls do not
 /// write their reference counts. What a call makes is mortal as usual: freed when its last
 /// reference goes (weakref callbacks, `__del__`), cycles collected, and the optimisations

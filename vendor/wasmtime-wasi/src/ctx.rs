@@ -341,6 +341,30 @@ impl WasiCtxBuilder {
         self
     }
 
+    /// llm-in-sandbox: like [`Self::preopened_dir_shared`], with a directory that is opened
+    /// only when the guest first uses it: until then the preopen holds no file descriptor.
+    pub fn preopened_dir_lazy(
+        &mut self,
+        dir: std::sync::Arc<dyn crate::filesystem::OpenOnFirstUse>,
+        guest_path: impl AsRef<str>,
+        perms: FsPerms,
+    ) -> &mut Self {
+        let open_mode = match perms {
+            FsPerms::ReadOnly => OpenMode::READ,
+            FsPerms::ReadWrite => OpenMode::READ | OpenMode::WRITE,
+        };
+        self.filesystem.preopens.push((
+            Dir::new_lazy(
+                dir,
+                perms,
+                open_mode,
+                self.filesystem.allow_blocking_current_thread,
+            ),
+            guest_path.as_ref().to_owned(),
+        ));
+        self
+    }
+
     /// Set the generator for the `wasi:random/random` number generator to the
     /// custom generator specified.
     ///

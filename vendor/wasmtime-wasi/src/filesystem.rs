@@ -648,7 +648,7 @@ impl Descriptor {
         // No permissions check on metadata: if opened, allowed to stat it
         let other: Arc<dyn std::os::fd::AsFd + Send + Sync> = match other {
             Self::File(f) => Arc::clone(&f.file) as _,
-            Self::Dir(d) => Arc::clone(&d.dir) as _,
+            Self::Dir(d) => d.handle()? as _,
         };
         Ok(match self {
             Self::File(f) => {
@@ -793,8 +793,9 @@ pub struct Dir {
     /// Wrapped in an Arc because a copy is needed for `run_blocking`.
     ///
     /// llm-in-sandbox: a `cap_std::fs::Dir` (upstream: `std::fs::File`), so that the embedder
-    /// can share a directory it already holds instead of opening another descriptor.
-    pub dir: Arc<cap_std::fs::Dir>,
+    /// can share a directory it already holds instead of opening another descriptor; or one
+    /// the embedder opens only when the guest first uses it ([`OpenOnFirstUse`]).
+    pub(crate) dir: DirHandle,
     /// Permissions to enforce on access to the filesystem under this
     /// directory are specified by a user of the `crate::WasiCtxBuilder`, and
     /// are enforced prior to any enforced by the underlying operating system.
@@ -809,6 +810,42 @@ pub struct Dir {
     pub open_mode: OpenMode,
 
     pub(crate) allow_blocking_current_thread: bool,
+}
+
+/// llm-in-sandbox: a preopened directory that holds no file descriptor until the guest first
+/// uses it (see `WasiCtxBuilder::preopened_dir_lazy`). A process that keeps many sandboxes
+/// alive opens only the folders their guests touch.
+pub trait OpenOnFirstUse: Send + Sync {
+    /// The directory, opened now if it was not yet (then kept open by the implementor).
+    fn open(&self) -> std::io::Result<Arc<cap_std::fs::Dir>>;
+}
+
+/// llm-in-sandbox: a directory held open, or opened on first use.
+#[derive(Clone)]
+pub(crate) enum DirHandle {
+    Open(Arc<cap_std::fs::Dir>),
+    Lazy(Arc<dyn OpenOnFirstUse>),
+}
+
+impl DirHandle {
+    fn get(&self) -> std::io::Result<Arc<cap_std::fs::Dir>> {
+        match self {
+            DirHandle::Open(d) => Ok(Arc::clone(d)),
+            DirHandle::Lazy(l) => l.open(),
+        }
+    }
+}
+
+/// llm-in-sandbox: what a blocking body's result becomes when its lazily opened directory
+/// cannot be opened (e.g. the process is out of file descriptors).
+pub(crate) trait FromOpenError {
+    fn from_open_error(e: std::io::Error) -> Self;
+}
+
+impl<T, E: From<std::io::Error>> FromOpenError for Result<T, E> {
+    fn from_open_error(e: std::io::Error) -> Self {
+        Err(e.into())
+    }
 }
 
 impl Dir {
@@ -835,7 +872,22 @@ impl Dir {
         allow_blocking_current_thread: bool,
     ) -> Self {
         Dir {
-            dir,
+            dir: DirHandle::Open(dir),
+            perms,
+            open_mode,
+            allow_blocking_current_thread,
+        }
+    }
+
+    /// llm-in-sandbox: like `new_shared`, with a directory opened on the guest's first use.
+    pub fn new_lazy(
+        dir: Arc<dyn OpenOnFirstUse>,
+        perms: FsPerms,
+        open_mode: OpenMode,
+        allow_blocking_current_thread: bool,
+    ) -> Self {
+        Dir {
+            dir: DirHandle::Lazy(dir),
             perms,
             open_mode,
             allow_blocking_current_thread,
@@ -859,20 +911,31 @@ impl Dir {
     pub(crate) async fn run_blocking<F, R>(&self, body: F) -> R
     where
         F: FnOnce(&std::fs::File) -> R + Send + 'static,
-        R: Send + 'static,
+        R: FromOpenError + Send + 'static,
     {
+        if let (true, DirHandle::Open(d)) = (self.allow_blocking_current_thread, &self.dir) {
+            return body(&d.as_filelike_view::<std::fs::File>());
+        }
+        let d = match self.dir.get() {
+            Ok(d) => d,
+            Err(e) => return R::from_open_error(e),
+        };
         if self.allow_blocking_current_thread {
-            body(&self.dir.as_filelike_view::<std::fs::File>())
+            body(&d.as_filelike_view::<std::fs::File>())
         } else {
-            let d = self.dir.clone();
             spawn_blocking(move || body(&d.as_filelike_view::<std::fs::File>())).await
         }
     }
 
+    /// llm-in-sandbox: the directory's handle, opened now if it is opened on first use.
+    pub(crate) fn handle(&self) -> std::io::Result<Arc<cap_std::fs::Dir>> {
+        self.dir.get()
+    }
+
     /// Returns reference to the underlying directory handle.
     #[cfg(feature = "p3")]
-    pub(crate) fn as_dir(&self) -> &Arc<cap_std::fs::Dir> {
-        &self.dir
+    pub(crate) fn as_dir(&self) -> std::io::Result<Arc<cap_std::fs::Dir>> {
+        self.dir.get()
     }
 
     pub(crate) async fn create_directory_at(&self, path: String) -> Result<(), ErrorCode> {
@@ -945,7 +1008,7 @@ impl Dir {
         if self.perms != new_dir.perms {
             return Err(ErrorCode::NotPermitted);
         }
-        let new_dir_handle = Arc::clone(&new_dir.dir);
+        let new_dir_handle = new_dir.handle()?;
         self.run_blocking(move |d| {
             crate::filesystem::primitives::hard_link(
                 d,
@@ -1116,7 +1179,7 @@ impl Dir {
         if self.perms != new_dir.perms {
             return Err(ErrorCode::NotPermitted);
         }
-        let new_dir_handle = Arc::clone(&new_dir.dir);
+        let new_dir_handle = new_dir.handle()?;
         self.run_blocking(move |d| {
             crate::filesystem::primitives::rename(
                 d,
