@@ -175,20 +175,32 @@ def _lis_warm_up(cwd):
     # CPython rewrites a function's bytecode in place the first times it runs (quickening and
     # its inline caches): done here, calls start with that code already specialized and stop
     # copying those pages each time.
+    # Then the same for what calls commonly do, as code and as a script file: write, read,
+    # test and remove a file, list a folder, read the clock, sleep, print.
     os, sys = _lis_os, _lis_sys
     saved = (sys.modules.get("__main__"), list(sys.path), list(sys.argv), os.getcwd())
-    text = _lis_json.dumps(
-        {
-            "env": dict(os.environ),
-            "cwd": cwd,
-            "argv": ["-c"],
-            "mode": "code",
-            "code": "pass",
-            "site": [],
-        }
+    common = (
+        "import os, time\n"
+        "p = '.lis-warm-up'\n"
+        "with open(p, 'w') as f: f.write('x\\n')\n"
+        "with open(p) as f: f.read()\n"
+        "os.path.exists(p); os.path.isfile(p); os.listdir('.'); os.stat(p)\n"
+        "os.remove(p)\n"
+        "time.time(); time.sleep(0)\n"
+        "print(end='')\n"
     )
+    script = os.path.join(cwd, ".lis-warm-up.py")
+    requests = [
+        {"argv": ["-c"], "mode": "code", "code": code}
+        for code in ("pass", common)
+    ] + [{"argv": [".lis-warm-up.py"], "mode": "file", "path": ".lis-warm-up.py"}]
+    texts = [
+        _lis_json.dumps(dict(req, env=dict(os.environ), cwd=cwd, site=[])) for req in requests
+    ]
     try:
-        for _ in range(3):
+        with open(script, "w") as f:
+            f.write(common)
+        for text in texts * 3:
             _lis_run(_lis_json.loads(text), os, sys)
             _lis_threads_exit()
             _lis_commands_exit()
@@ -196,6 +208,10 @@ def _lis_warm_up(cwd):
             for stream in (sys.stdout, sys.stderr):
                 stream.flush()
     finally:
+        try:
+            os.remove(script)
+        except OSError:
+            pass
         main, path, argv, cwd = saved
         if main is not None:
             sys.modules["__main__"] = main

@@ -11,6 +11,7 @@
 mod cache;
 mod call;
 mod config;
+mod data_segments;
 mod door;
 mod driver;
 mod engine;

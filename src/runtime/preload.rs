@@ -26,7 +26,7 @@ pub(super) fn key(stock_sha256: &str, modules: &[String], layer: Option<&str>) -
         h.update(b"\0site layer ");
         h.update(layer.as_bytes());
     }
-    h.update(b"\0wizer secrets runpy traceback driver rng-words base-env net warm-up blas-buffer immortal gc-freeze site-path home ");
+    h.update(b"\0wizer secrets runpy traceback driver rng-words base-env net warm-up blas-buffer immortal gc-freeze site-path home passive-data ");
     h.update(Sha256::digest(IMMORTAL.as_bytes()));
     h.update(WIZER_VERSION.as_bytes());
     h.update(Sha256::digest(super::DRIVER.as_bytes()));
@@ -187,6 +187,8 @@ pub(super) fn build(
         .join()
         .unwrap_or_else(|_| Err(RuntimeError::Compile("the snapshot thread panicked".into())))
     })?;
+    // Passive data segments no instruction can use cost every instance 120 KiB of `VMContext`.
+    let bytes = super::data_segments::without_unused_passive_data(&bytes).unwrap_or(bytes);
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).map_err(io("create", dir))?;
     }

@@ -33,9 +33,50 @@ pub(super) fn machine_memory() -> Option<(u64, u64)> {
 }
 
 /// Below this much available memory the run stops rather than let the kernel kill the
-/// process: 2% of the machine, at least 512 MiB.
+/// process: 2% of the machine (at least 512 MiB), plus the compiled modules this process maps.
+/// MemAvailable counts their pages as cache it could drop, but every instance runs from them:
+/// dropped, they are read back from disk on every call and the machine thrashes before the
+/// kernel's OOM killer ends the process.
 pub(super) fn memory_floor(total: u64) -> u64 {
-    (total / 50).max(512 << 20)
+    (total / 50).max(512 << 20) + mapped_modules()
+}
+
+/// Bytes of the compiled modules (`.cwasm`) this process maps, read once.
+fn mapped_modules() -> u64 {
+    static BYTES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *BYTES.get_or_init(|| {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+        let mut files: Vec<&str> = maps
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(5))
+            .filter(|p| p.ends_with(".cwasm"))
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        files
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum()
+    })
+}
+
+/// The machine's memory when it is short (available under [`memory_floor`]): said as the
+/// limit reached.
+pub(super) fn memory_short() -> Option<String> {
+    let (total, avail) = machine_memory()?;
+    let floor = memory_floor(total);
+    (avail < floor).then(|| {
+        format!(
+            "the machine's memory: {} MiB available of {} MiB (MemAvailable), under the {} MiB \
+             kept free (2% of the machine, and the {} MiB of compiled module every instance \
+             runs from)",
+            avail >> 20,
+            total >> 20,
+            floor >> 20,
+            mapped_modules() >> 20
+        )
+    })
 }
 
 /// Where each limit stands now, for an error message.
@@ -71,12 +112,5 @@ pub(super) fn reached() -> Option<String> {
             "the kernel's cap on memory maps: {maps} of vm.max_map_count = {max}"
         ));
     }
-    if let Some((total, avail)) = machine_memory().filter(|&(t, a)| a < memory_floor(t)) {
-        return Some(format!(
-            "the machine's memory: {} MiB available of {} MiB (MemAvailable)",
-            avail >> 20,
-            total >> 20
-        ));
-    }
-    None
+    memory_short()
 }

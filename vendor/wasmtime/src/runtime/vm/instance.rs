@@ -144,6 +144,9 @@ pub struct Instance {
     /// cross-thread stuff used in `InstancePre`)
     store: Option<VMStoreRawPtr>,
 
+    /// llm-in-sandbox: the defined functions' `VMFuncRef`s made so far, packed together.
+    packed_func_refs: PackedFuncRefs,
+
     /// Additional context used by compiled wasm code. This field is last, and
     /// represents a dynamically-sized array that extends beyond the nominal
     /// end of the struct (similar to a flexible array member).
@@ -209,6 +212,7 @@ impl Instance {
             #[cfg(feature = "wmemcheck")]
             wmemcheck_state,
             store: None,
+            packed_func_refs: PackedFuncRefs::default(),
             vmctx: OwnedVMContext::new(),
         })?;
 
@@ -879,19 +883,22 @@ impl Instance {
         let index = module.func_index(def_index);
         let func = &module.functions[index];
         let type_index = func.signature.unwrap_engine_type_index();
-        let vmctx_offset = self.offsets().vmctx_func_ref(func.func_ref);
         let array_to_wasm_key = FuncKey::ArrayToWasmTrampoline(module.module_index, def_index);
         let wasm_key = FuncKey::DefinedWasmFunction(module.module_index, def_index);
-        // SAFETY: the type/offset/keys here are all valid for the defined
-        // function at `def_index`.
+        // llm-in-sandbox: upstream writes the `VMFuncRef` at its fixed place in the
+        // `VMContext` (`vmctx_func_ref(func.func_ref)`). With tens of thousands of functions
+        // in the module's table (CPython with numpy, scipy...), a call that fills in a
+        // thousand or two of them dirties some 80 scattered 4 KiB pages of a 1.6 MiB
+        // `VMContext`: a third of a MiB per running instance. Packed in the order they are
+        // first asked for, the same references take a few pages. Nothing reads them at their
+        // fixed place: compiled code reaches a function reference through the table element
+        // or the pointer returned here, never by `VMContext` offset.
+        let mut this = self;
+        let dest = this.as_mut().packed_func_refs_mut().slot(def_index.as_u32());
+        // SAFETY: the type/keys here are all valid for the defined function at `def_index`,
+        // and `dest` is this instance's own, valid for writes for its whole lifetime.
         unsafe {
-            self.initialize_and_return_funcref(
-                registry,
-                type_index,
-                vmctx_offset,
-                array_to_wasm_key,
-                wasm_key,
-            )
+            this.write_and_return_funcref(registry, type_index, dest, array_to_wasm_key, wasm_key)
         }
     }
 
@@ -960,6 +967,36 @@ impl Instance {
         // it's better for instantiation performance if we don't have to track
         // "is-initialized" state at all!
 
+        // SAFETY: the offset calculated here should be correct with
+        // `self.offsets`
+        let func_ref_ptr = unsafe { self.vmctx_plus_offset_raw::<VMFuncRef>(vmctx_offset) };
+        // SAFETY: the `func_ref_ptr` should be valid as it's within our `VMContext` area.
+        unsafe {
+            self.write_and_return_funcref(
+                registry,
+                type_index,
+                func_ref_ptr,
+                array_to_wasm_key,
+                wasm_key,
+            )
+        }
+    }
+
+    /// llm-in-sandbox: the body of `initialize_and_return_funcref`, writing the `VMFuncRef`
+    /// at `func_ref_ptr`.
+    ///
+    /// # Safety
+    ///
+    /// As `initialize_and_return_funcref`; `func_ref_ptr` must be valid for writes for as
+    /// long as this instance lives.
+    unsafe fn write_and_return_funcref(
+        self: Pin<&mut Self>,
+        registry: &ModuleRegistry,
+        type_index: VMSharedTypeIndex,
+        func_ref_ptr: NonNull<VMFuncRef>,
+        array_to_wasm_key: FuncKey,
+        wasm_key: FuncKey,
+    ) -> Option<NonNull<VMFuncRef>> {
         let module_with_code = ModuleWithCode::in_store(
             registry,
             self.runtime_module()
@@ -983,12 +1020,7 @@ impl Instance {
 
         let vmctx = VMOpaqueContext::from_vmcontext(self.vmctx()).into();
 
-        // SAFETY: the offset calculated here should be correct with
-        // `self.offsets`
-        let func_ref_ptr = unsafe { self.vmctx_plus_offset_raw::<VMFuncRef>(vmctx_offset) };
-
-        // SAFETY: the `func_ref_ptr` should be valid as it's within our
-        // `VMContext` area.
+        // SAFETY: the caller gives a `func_ref_ptr` valid for writes.
         unsafe {
             func_ref_ptr.write(VMFuncRef {
                 array_call,
@@ -1007,6 +1039,11 @@ impl Instance {
         passive: PassiveElemIndex,
     ) -> &mut [ValRaw] {
         self.passive_elements_mut()[passive.index()].elements_mut()
+    }
+
+    fn packed_func_refs_mut(self: Pin<&mut Self>) -> &mut PackedFuncRefs {
+        // SAFETY: Not moving data out of `self`.
+        &mut unsafe { self.get_unchecked_mut() }.packed_func_refs
     }
 
     pub(crate) fn passive_elements_mut(self: Pin<&mut Self>) -> &mut TryVec<PassiveElementSegment> {
@@ -1901,5 +1938,38 @@ impl PassiveElementSegment {
     /// The elements of this segment.
     pub(crate) fn elements_mut(&mut self) -> &mut [ValRaw] {
         &mut self.elements
+    }
+}
+
+/// llm-in-sandbox: an instance's defined-function `VMFuncRef`s, made on first use and packed in
+/// that order (see `initialize_defined_funcref`). A reference, once made, stays at its place for
+/// the instance's lifetime: chunks are never moved, shrunk or freed before the instance.
+#[derive(Default)]
+struct PackedFuncRefs {
+    /// Where each defined function's reference is, by `DefinedFuncIndex`.
+    at: alloc::collections::BTreeMap<u32, SendSyncPtr<VMFuncRef>>,
+    chunks: Vec<Box<[mem::MaybeUninit<VMFuncRef>]>>,
+    /// Slots used in the last chunk.
+    used: usize,
+}
+
+impl PackedFuncRefs {
+    /// References per chunk: 4 KiB of them.
+    const CHUNK: usize = 4096 / mem::size_of::<VMFuncRef>();
+
+    /// The place of `key`'s reference: the one it already has, or a new one.
+    fn slot(&mut self, key: u32) -> NonNull<VMFuncRef> {
+        if let Some(p) = self.at.get(&key) {
+            return p.as_non_null();
+        }
+        if self.chunks.is_empty() || self.used == Self::CHUNK {
+            self.chunks.push(Box::new_uninit_slice(Self::CHUNK));
+            self.used = 0;
+        }
+        let chunk = self.chunks.last_mut().expect("a chunk was just made");
+        let p = NonNull::from(&mut chunk[self.used]).cast::<VMFuncRef>();
+        self.used += 1;
+        self.at.insert(key, SendSyncPtr::new(p));
+        p
     }
 }
