@@ -185,9 +185,11 @@ pub struct Sandbox {
     /// to the next sandbox only when nothing else holds it (see `Workspace`'s drop).
     quota: Arc<Quota>,
     runtime: Arc<Runtime>,
-    workspace: Workspace,
-    /// The workspace's capability as the runtime mounts it (the same descriptor).
+    /// The workspace's capability as the runtime mounts it (the same descriptor). Before
+    /// `workspace`, so it drops first: the workspace's folder is recycled only when nothing
+    /// else holds its capability.
     workspace_dir: Arc<LazyDir>,
+    workspace: Workspace,
     /// `/tmp` (empty at first; opened on first use).
     scratch: Scratch,
     /// `/root`, the user's home (empty at first; opened on first use).
