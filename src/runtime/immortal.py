@@ -70,3 +70,49 @@ def immortalize():
     words = np.asarray(Words(low, (int(found.max()) - low) // 4 + 1))
     words[(found - low) // 4] = immortal
     return count
+
+
+def plug():
+    """Fill the allocator's free chunks, so a call's new objects come from the heap's top.
+
+    Why: making the snapshot (imports, the warm-ups, the pass above) frees many blocks, left
+    as free chunks all over the heap. wasi-libc's allocator (dlmalloc; this build has no
+    pymalloc) hands those out first, so a call's first few hundred small objects landed on as
+    many scattered pages of the image, each copied for that call alone (`pass` wrote 215
+    pages, 104 of them for this). Filled here, a call's objects are carved one after another
+    from the top, a few pages in all.
+
+    How: a block bigger than any free chunk comes from the top; dropped, it merges back, so
+    its address is where the top starts. Then for each size, from large to small, blocks are
+    taken while they come from below that address (a free chunk) and kept. The last size
+    (16 bytes, an `object()`) takes whatever is left. Objects only move memory that was free;
+    nothing is read or changed.
+
+    Returns what keeps the fillers alive (the caller holds it for good); its first item is
+    (fillers, bytes, largest size that found a free chunk), for the record."""
+    probe = bytes(8 << 20)
+    top = id(probe)
+    del probe
+    keep = [None]
+    chunk, at = [None] * 4096, 0
+    count = total = largest = 0
+    # A `bytes` of n takes a block of n + 17 bytes (header, then a closing NUL); dlmalloc's
+    # chunk adds 4 and rounds up to 16. Sizes here are chunk sizes.
+    sizes = [1 << k for k in range(22, 10, -1)] + list(range(1024 - 16, 16, -16))
+    for size in sizes + [0]:
+        while True:
+            obj = bytes(size - 21) if size else object()
+            if id(obj) >= top:
+                break
+            if at == len(chunk):
+                keep.append(chunk)
+                chunk, at = [None] * 4096, 0
+            chunk[at] = obj
+            at += 1
+            count += 1
+            total += size or 16
+            largest = max(largest, size)
+        del obj
+    keep.append(chunk)
+    keep[0] = (count, total, largest)
+    return keep

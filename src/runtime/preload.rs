@@ -26,7 +26,7 @@ pub(super) fn key(stock_sha256: &str, modules: &[String], layer: Option<&str>) -
         h.update(b"\0site layer ");
         h.update(layer.as_bytes());
     }
-    h.update(b"\0wizer secrets runpy traceback driver rng-words base-env net warm-up blas-buffer immortal gc-freeze site-path home passive-data numpy-warm-up ");
+    h.update(b"\0wizer secrets runpy traceback driver rng-words base-env net warm-up blas-buffer immortal gc-freeze site-path home passive-data numpy-warm-up plug ");
     h.update(Sha256::digest(IMMORTAL.as_bytes()));
     h.update(WIZER_VERSION.as_bytes());
     h.update(Sha256::digest(super::DRIVER.as_bytes()));
@@ -147,7 +147,8 @@ pub(super) fn build(
     let driver_file = tmp.join("lis_driver.py");
     std::fs::write(&driver_file, super::DRIVER).map_err(io("write", &driver_file))?;
     // Last, everything made so far becomes immortal (see immortal.py): calls stop copying
-    // pages only to move reference counts.
+    // pages only to move reference counts. Then the allocator's free chunks are filled, so a
+    // call's new objects come packed from the heap's top instead of scattered over the image.
     let immortal_file = tmp.join("lis_immortal.py");
     std::fs::write(&immortal_file, IMMORTAL).map_err(io("write", &immortal_file))?;
     let import = format!(
@@ -163,7 +164,7 @@ pub(super) fn build(
          with open('{tmp}/lis_immortal.py') as _lis_f: exec(compile(_lis_f.read(), 'lis_immortal.py', 'exec'), _lis_i := {{}})\n\
          del _lis_f\n\
          import os; os.remove('{tmp}/lis_immortal.py'); del os\n\
-         import gc\ngc.collect()\n_lis_i = _lis_i['immortalize']()\ndel _lis_i\ngc.freeze()",
+         import gc\ngc.collect()\n_lis_i['immortalize']()\n_lis_plug = _lis_i['plug']()\ndel _lis_i\ngc.freeze()",
         modules.join(", "),
         tmp = layout::GUEST_TMP,
         ws = layout::GUEST_WORKSPACE,
