@@ -69,7 +69,7 @@ impl Workspace {
     /// # Errors
     /// [`WorkspaceError::Open`] when the temporary directory cannot be made.
     pub fn temporary() -> Result<Workspace, WorkspaceError> {
-        if let Some(r) = recycled::take() {
+        if let Some(r) = recycled::take(true) {
             let dir = match r.dir {
                 Some(d) => Some(d),
                 None => crate::lazy_dir::open_no_follow(&r.host_path)
@@ -187,13 +187,11 @@ impl Scratch {
     /// # Errors
     /// [`WorkspaceError::Open`] when the temporary folder cannot be made.
     pub fn temporary() -> Result<Scratch, WorkspaceError> {
-        if let Some(r) = recycled::take() {
-            let dir = match r.dir {
-                Some(d) => LazyDir::open_now(d, r.host_path),
-                None => LazyDir::at(r.host_path),
-            };
+        // An opened folder (a workspace's, when no never-opened one waits) gives its
+        // descriptor up: this one holds none until first use.
+        if let Some(r) = recycled::take(false) {
             return Ok(Scratch {
-                dir: std::sync::Arc::new(dir),
+                dir: std::sync::Arc::new(LazyDir::at(r.host_path)),
                 _temp: Some(r.temp),
             });
         }
@@ -276,8 +274,14 @@ mod recycled {
 
     static READY: Mutex<Vec<Ready>> = Mutex::new(Vec::new());
 
-    pub(super) fn take() -> Option<Ready> {
-        READY.lock().ok()?.pop()
+    /// A waiting folder, one `opened` or not when there is such (a workspace opens its
+    /// folder at once, `/tmp` and `/root` on first use), else any.
+    pub(super) fn take(opened: bool) -> Option<Ready> {
+        let mut pool = READY.lock().ok()?;
+        match pool.iter().rposition(|r| r.dir.is_some() == opened) {
+            Some(at) => Some(pool.swap_remove(at)),
+            None => pool.pop(),
+        }
     }
 
     /// Keep `temp`, never opened, for later (its times set to now, as a new folder has);

@@ -85,8 +85,10 @@ def plug():
     How: a block bigger than any free chunk comes from the top; dropped, it merges back, so
     its address is where the top starts. Then for each size, from large to small, blocks are
     taken while they come from below that address (a free chunk) and kept. The last size
-    (16 bytes, an `object()`) takes whatever is left. Objects only move memory that was free;
-    nothing is read or changed.
+    (16 bytes, an `object()`) takes whatever is left. A second sweep takes the chunks this
+    function's own temporaries gave back. Objects only move memory that was free; nothing
+    is read or changed. Run as the snapshot's very last step, in a turn of its own (see
+    preload.rs): what is freed after it becomes a free chunk in every call's image again.
 
     Returns what keeps the fillers alive (the caller holds it for good); its first item is
     (fillers, bytes, largest size that found a free chunk), for the record."""
@@ -98,21 +100,22 @@ def plug():
     count = total = largest = 0
     # A `bytes` of n takes a block of n + 17 bytes (header, then a closing NUL); dlmalloc's
     # chunk adds 4 and rounds up to 16. Sizes here are chunk sizes.
-    sizes = [1 << k for k in range(22, 10, -1)] + list(range(1024 - 16, 16, -16))
-    for size in sizes + [0]:
-        while True:
-            obj = bytes(size - 21) if size else object()
-            if id(obj) >= top:
-                break
-            if at == len(chunk):
-                keep.append(chunk)
-                chunk, at = [None] * 4096, 0
-            chunk[at] = obj
-            at += 1
-            count += 1
-            total += size or 16
-            largest = max(largest, size)
-        del obj
+    sizes = tuple([1 << k for k in range(22, 10, -1)] + list(range(1024 - 16, 16, -16)) + [0])
+    for sweep in sizes, sizes[-8:]:
+        for size in sweep:
+            while True:
+                obj = bytes(size - 21) if size else object()
+                if id(obj) >= top:
+                    break
+                if at == len(chunk):
+                    keep.append(chunk)
+                    chunk, at = [None] * 4096, 0
+                chunk[at] = obj
+                at += 1
+                count += 1
+                total += size or 16
+                largest = max(largest, size)
+            del obj
     keep.append(chunk)
     keep[0] = (count, total, largest)
     return keep

@@ -26,7 +26,7 @@ pub(super) fn key(stock_sha256: &str, modules: &[String], layer: Option<&str>) -
         h.update(b"\0site layer ");
         h.update(layer.as_bytes());
     }
-    h.update(b"\0wizer secrets runpy traceback driver rng-words base-env net warm-up blas-buffer immortal gc-freeze site-path home passive-data numpy-warm-up plug ");
+    h.update(b"\0wizer secrets runpy traceback driver rng-words base-env net warm-up blas-buffer immortal gc-freeze site-path home passive-data numpy-warm-up plug last-step-turn ");
     h.update(Sha256::digest(IMMORTAL.as_bytes()));
     h.update(WIZER_VERSION.as_bytes());
     h.update(Sha256::digest(super::DRIVER.as_bytes()));
@@ -71,8 +71,12 @@ impl InstanceState for Snapshotter<'_> {
     }
 }
 
-/// Makes the snapshot's objects immortal (run last, before `gc.freeze()`).
+/// Makes the snapshot's objects immortal, then fills the allocator's free chunks (run last,
+/// before `gc.freeze()`).
 const IMMORTAL: &str = include_str!("immortal.py");
+
+/// The turn that runs the snapshot's last step, which the driver recognizes (driver.py).
+const LAST_STEP: &str = "_lis_last_step()";
 
 /// One small BLAS call when numpy is loaded, so OpenBLAS's work buffer exists in the snapshot.
 /// OpenBLAS takes that buffer (16 MiB here) on its first level-3 call through wasi-libc's
@@ -164,7 +168,10 @@ pub(super) fn build(
          with open('{tmp}/lis_immortal.py') as _lis_f: exec(compile(_lis_f.read(), 'lis_immortal.py', 'exec'), _lis_i := {{}})\n\
          del _lis_f\n\
          import os; os.remove('{tmp}/lis_immortal.py'); del os\n\
-         import gc\ngc.collect()\n_lis_i['immortalize']()\n_lis_plug = _lis_i['plug']()\ndel _lis_i\ngc.freeze()",
+         def _lis_last_step(i=_lis_i):\n    \
+             import gc\n    gc.collect()\n    i['immortalize']()\n    \
+             global _lis_plug\n    _lis_plug = i['plug']()\n    gc.freeze()\n\
+         del _lis_i",
         modules.join(", "),
         tmp = layout::GUEST_TMP,
         ws = layout::GUEST_WORKSPACE,
@@ -256,18 +263,20 @@ async fn run_and_snapshot(
         .instantiate_async(&mut store, module)
         .await
         .map_err(err("instantiating"))?;
-    let rc = super::TurnExports::of(&instance, &mut store)
-        .map_err(err("exports"))?
-        .run(&mut store, import)
-        .await
-        .map_err(err(import))?;
-    if rc & 0xFF != 0 {
-        let (_, _) = out.take();
-        let (text, _) = errs.take();
-        return Err(RuntimeError::Compile(format!(
-            "`{import}` failed in the guest (status {rc}): {}",
-            String::from_utf8_lossy(&text).trim()
-        )));
+    let turns = super::TurnExports::of(&instance, &mut store).map_err(err("exports"))?;
+    // Then the last step (made by `import`): objects immortal, free heap chunks filled, the
+    // collector's objects frozen. A turn of its own that the driver runs directly, so no
+    // parse or compile leaves freed memory behind it (see immortal.py).
+    for code in [import, LAST_STEP] {
+        let rc = turns.run(&mut store, code).await.map_err(err(code))?;
+        if rc & 0xFF != 0 {
+            let (_, _) = out.take();
+            let (text, _) = errs.take();
+            return Err(RuntimeError::Compile(format!(
+                "`{code}` failed in the guest (status {rc}): {}",
+                String::from_utf8_lossy(&text).trim()
+            )));
+        }
     }
     wizer
         .snapshot(
