@@ -216,13 +216,10 @@ impl Drop for Scratch {
         };
         let path = self.dir.host_path().to_path_buf();
         let leftover = match std::sync::Arc::get_mut(&mut self.dir) {
-            // Someone still holds it (a call finishing): it may change yet, so it goes.
-            None => Some(temp),
-            Some(lazy) => match lazy.take_open() {
-                Some(mut dir) => recycled::give_back(temp, &mut dir, &path),
-                // Never opened: nothing can have been put in it.
-                None => recycled::give_back_unopened(temp, &path),
-            },
+            // Someone still holds it (a call's instance, being reset off the answer's path):
+            // it may change yet, so it waits until that holder lets go.
+            None => recycled::later(temp, recycled::Held::Lazy(self.dir.clone()), path),
+            Some(lazy) => recycled::give_back_lazy(temp, lazy, &path),
         };
         if let Some(temp) = leftover {
             let path = temp.keep();
@@ -238,11 +235,17 @@ impl Drop for Scratch {
 impl Drop for Workspace {
     fn drop(&mut self) {
         if let Some(temp) = self._temp.take() {
-            let Some(temp) = recycled::give_back(temp, &mut self.dir, &self.host_path) else {
-                return;
+            let leftover = if std::sync::Arc::get_mut(&mut self.dir).is_none() {
+                // Held by a call's instance still being reset: recycled once it lets go.
+                let held = recycled::Held::Dir(self.dir.clone());
+                recycled::later(temp, held, self.host_path.clone())
+            } else {
+                recycled::give_back(temp, &mut self.dir, &self.host_path)
             };
-            let path = temp.keep();
-            let _ = crate::fsutil::remove_tree(&path);
+            if let Some(temp) = leftover {
+                let path = temp.keep();
+                let _ = crate::fsutil::remove_tree(&path);
+            }
         }
     }
 }
@@ -254,7 +257,10 @@ impl Drop for Workspace {
 /// blocks). A call that wrote nothing leaves its folders exactly as they were made, so they are
 /// handed to the next sandbox instead: mode back to 0700, times set to now, nothing inside.
 /// Nothing crosses over: a folder is kept only when no one else holds its capability and it
-/// has no entry at all; a folder with anything in it is removed as before.
+/// has no entry at all; a folder with anything in it is removed as before. A folder whose
+/// capability a finishing call still holds when its sandbox goes (the instance is reset just
+/// after the answer, on another thread) waits in [`recycled::later`] and is looked at again
+/// when the next folder is taken, once that holder let go.
 mod recycled {
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Mutex};
@@ -277,6 +283,7 @@ mod recycled {
     /// A waiting folder, one `opened` or not when there is such (a workspace opens its
     /// folder at once, `/tmp` and `/root` on first use), else any.
     pub(super) fn take(opened: bool) -> Option<Ready> {
+        settle();
         let mut pool = READY.lock().ok()?;
         match pool.iter().rposition(|r| r.dir.is_some() == opened) {
             Some(at) => Some(pool.swap_remove(at)),
@@ -348,6 +355,104 @@ mod recycled {
             Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
         };
         drop(waiting);
+        let held = match PENDING.lock() {
+            Ok(mut pending) => std::mem::take(&mut *pending),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        };
+        drop(held);
+    }
+
+    /// What still holds a folder's capability besides its waiting entry.
+    pub(super) enum Held {
+        /// A workspace's capability.
+        Dir(Arc<Dir>),
+        /// `/tmp`'s or `/root`'s, opened or not.
+        Lazy(Arc<crate::lazy_dir::LazyDir>),
+    }
+
+    /// A folder whose sandbox is gone while a call still held its capability.
+    struct Pending {
+        temp: tempfile::TempDir,
+        held: Held,
+        host_path: PathBuf,
+    }
+
+    /// At most this many folders wait for their last holder (a few calls are reset at once).
+    const PENDING_MAX: usize = 64;
+
+    static PENDING: Mutex<Vec<Pending>> = Mutex::new(Vec::new());
+
+    /// Let `temp` wait until `held` is its only holder, then recycle or remove it
+    /// ([`settle`]); hand it back to be removed now when too many wait.
+    pub(super) fn later(
+        temp: tempfile::TempDir,
+        held: Held,
+        host_path: PathBuf,
+    ) -> Option<tempfile::TempDir> {
+        let Ok(mut pending) = PENDING.lock() else {
+            return Some(temp);
+        };
+        if pending.len() >= PENDING_MAX {
+            return Some(temp);
+        }
+        pending.push(Pending {
+            temp,
+            held,
+            host_path,
+        });
+        None
+    }
+
+    /// Recycle (or remove) every waiting folder no one else holds any more.
+    fn settle() {
+        let free: Vec<Pending> = {
+            let Ok(mut pending) = PENDING.lock() else {
+                return;
+            };
+            if pending.is_empty() {
+                return;
+            }
+            let mut free = Vec::new();
+            let mut i = 0;
+            while i < pending.len() {
+                let alone = match &mut pending[i].held {
+                    Held::Dir(d) => Arc::get_mut(d).is_some(),
+                    Held::Lazy(l) => Arc::get_mut(l).is_some(),
+                };
+                if alone {
+                    free.push(pending.swap_remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            free
+        };
+        for p in free {
+            let leftover = match p.held {
+                Held::Dir(mut d) => give_back(p.temp, &mut d, &p.host_path),
+                Held::Lazy(mut l) => match Arc::get_mut(&mut l) {
+                    Some(lazy) => give_back_lazy(p.temp, lazy, &p.host_path),
+                    None => Some(p.temp),
+                },
+            };
+            if let Some(temp) = leftover {
+                let path = temp.keep();
+                let _ = crate::fsutil::remove_tree(&path);
+            }
+        }
+    }
+
+    /// `/tmp`'s or `/root`'s folder, held by no one else: kept for later when left empty.
+    pub(super) fn give_back_lazy(
+        temp: tempfile::TempDir,
+        lazy: &mut crate::lazy_dir::LazyDir,
+        host_path: &Path,
+    ) -> Option<tempfile::TempDir> {
+        match lazy.take_open() {
+            Some(mut dir) => give_back(temp, &mut dir, host_path),
+            // Never opened: nothing can have been put in it.
+            None => give_back_unopened(temp, host_path),
+        }
     }
 
     fn is_empty(dir: &Dir) -> bool {
@@ -450,5 +555,28 @@ fn file_err<'a>(
         action,
         path: path.to_string(),
         source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Workspace;
+
+    /// A folder whose capability a finishing call still holds when its workspace goes waits
+    /// for that holder: it is not removed under it, and once the holder lets go, a folder it
+    /// wrote into is removed, never handed to the next sandbox.
+    #[test]
+    fn a_held_folder_waits_for_its_holder_and_a_written_one_is_removed() {
+        let ws = Workspace::temporary().expect("workspace");
+        let path = ws.host_path().to_path_buf();
+        let holder = ws.shared_dir();
+        drop(ws);
+        assert!(path.is_dir(), "removed while a call held it");
+        holder.write("left-by-the-call", b"x").expect("write");
+        drop(holder);
+        // Taking a folder looks at the waiting ones again.
+        let next = Workspace::temporary().expect("workspace");
+        assert_ne!(next.host_path(), path);
+        assert!(!path.exists(), "a folder with a file in it was kept");
     }
 }
