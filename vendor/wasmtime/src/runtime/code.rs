@@ -435,4 +435,20 @@ impl<'a> ModuleWithCode<'a> {
         let range = self.module.compiled_module().function_range(key);
         &self.store_code.text()[range]
     }
+
+    /// llm-in-sandbox: where defined function `index`'s array-to-wasm trampoline and its
+    /// body start, as `function(..)` gives for each key, without searching the functions
+    /// table after the first time (`CompiledModule::defined_func_ref_code`).
+    #[inline]
+    pub fn defined_func_ref_code(
+        &self,
+        index: wasmtime_environ::DefinedFuncIndex,
+    ) -> (core::ptr::NonNull<u8>, core::ptr::NonNull<u8>) {
+        let (array, wasm) = self.module.compiled_module().defined_func_ref_code(index);
+        let text = self.store_code.text();
+        (
+            core::ptr::NonNull::from(&text[array]),
+            core::ptr::NonNull::from(&text[wasm]),
+        )
+    }
 }

@@ -25,6 +25,12 @@ pub struct CompiledModule {
     index: Arc<CompiledFunctionsTable>,
     /// Sorted list, by function index, of names we have for this module.
     func_names: Vec<FunctionName>,
+    /// llm-in-sandbox: per defined function, the text offsets of its array-to-wasm
+    /// trampoline (high 32 bits) and of its body (low 32 bits), found on first use and
+    /// `u64::MAX` until then. Filling in a function reference (lazy table init, once per
+    /// function per instance) then needs no search of the functions table, which was the
+    /// largest host cost of a short call after copying pages back.
+    func_ref_code: Box<[core::sync::atomic::AtomicU64]>,
 }
 
 impl CompiledModule {
@@ -51,6 +57,7 @@ impl CompiledModule {
         index: Arc<CompiledFunctionsTable>,
         profiler: &dyn ProfilingAgent,
     ) -> Result<Self> {
+        let defined = info.module.num_defined_funcs();
         let mut ret = Self {
             unique_id: CompiledModuleId::new(),
             engine_code,
@@ -58,6 +65,9 @@ impl CompiledModule {
             meta: info.meta,
             index,
             func_names: info.func_names,
+            func_ref_code: (0..defined)
+                .map(|_| core::sync::atomic::AtomicU64::new(u64::MAX))
+                .collect(),
         };
         ret.register_profiling(profiler)?;
 
@@ -129,6 +139,26 @@ impl CompiledModule {
         let start = usize::try_from(loc.start).unwrap();
         let end = usize::try_from(loc.start + loc.length).unwrap();
         start..end
+    }
+
+    /// llm-in-sandbox: the text offsets of defined function `index`'s array-to-wasm
+    /// trampoline and of its body (as `function_range(..).start` for each), remembered.
+    pub fn defined_func_ref_code(&self, index: DefinedFuncIndex) -> (usize, usize) {
+        use core::sync::atomic::Ordering::Relaxed;
+        let slot = &self.func_ref_code[index.as_u32() as usize];
+        let packed = slot.load(Relaxed);
+        if packed != u64::MAX {
+            return ((packed >> 32) as usize, (packed & 0xffff_ffff) as usize);
+        }
+        let module = self.module.module_index;
+        let array = self
+            .func_loc(FuncKey::ArrayToWasmTrampoline(module, index))
+            .start;
+        let wasm = self
+            .func_loc(FuncKey::DefinedWasmFunction(module, index))
+            .start;
+        slot.store((u64::from(array) << 32) | u64::from(wasm), Relaxed);
+        (array as usize, wasm as usize)
     }
 
     /// Get the Wasm-to-array trampoline for the given signature, as a

@@ -883,8 +883,6 @@ impl Instance {
         let index = module.func_index(def_index);
         let func = &module.functions[index];
         let type_index = func.signature.unwrap_engine_type_index();
-        let array_to_wasm_key = FuncKey::ArrayToWasmTrampoline(module.module_index, def_index);
-        let wasm_key = FuncKey::DefinedWasmFunction(module.module_index, def_index);
         // llm-in-sandbox: upstream writes the `VMFuncRef` at its fixed place in the
         // `VMContext` (`vmctx_func_ref(func.func_ref)`). With tens of thousands of functions
         // in the module's table (CPython with numpy, scipy...), a call that fills in a
@@ -895,11 +893,28 @@ impl Instance {
         // or the pointer returned here, never by `VMContext` offset.
         let mut this = self;
         let dest = this.as_mut().packed_func_refs_mut().slot(def_index.as_u32());
-        // SAFETY: the type/keys here are all valid for the defined function at `def_index`,
-        // and `dest` is this instance's own, valid for writes for its whole lifetime.
+        // The code pointers as `write_and_return_funcref` finds them for the keys
+        // `ArrayToWasmTrampoline` and `DefinedWasmFunction` of `def_index`, remembered per
+        // module (`ModuleWithCode::defined_func_ref_code`).
+        let module_with_code = ModuleWithCode::in_store(
+            registry,
+            this.runtime_module()
+                .expect("funcref impossible in fake module"),
+        )
+        .expect("module not in store");
+        let (array, wasm) = module_with_code.defined_func_ref_code(def_index);
+        let vmctx = VMOpaqueContext::from_vmcontext(this.vmctx()).into();
+        // SAFETY: `dest` is this instance's own, valid for writes for its whole lifetime;
+        // the type and code pointers are those of the defined function at `def_index`.
         unsafe {
-            this.write_and_return_funcref(registry, type_index, dest, array_to_wasm_key, wasm_key)
+            dest.write(VMFuncRef {
+                array_call: VmPtr::from(array.cast()),
+                wasm_call: Some(VmPtr::from(wasm.cast::<VMWasmCallFunction>())),
+                vmctx,
+                type_index,
+            });
         }
+        Some(dest)
     }
 
     fn get_start_func_ref(
