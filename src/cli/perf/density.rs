@@ -168,6 +168,7 @@ pub(super) fn density(
         avail.saturating_sub(memory_floor(total))
     });
     let finishing = (started as u64).saturating_mul(FINISH_BYTES);
+    let mut calls_stopped = None;
     let (results, first_failure, after) = if spare < finishing {
         for t in &tasks {
             t.abort();
@@ -175,14 +176,19 @@ pub(super) fn density(
         for t in tasks {
             let _ = rt.block_on(t);
         }
-        println!(
-            "\nThe {started} calls were stopped, not let finish: finishing them would take about \
-             {} MiB more and {} MiB is spare above the floor kept free (the rows after the calls \
-             are not measured; their outputs not checked).",
+        let why = format!(
+            "finishing the {started} calls would take about {} MiB more and {} MiB is spare \
+             above the floor kept free ({})",
             finishing >> 20,
-            spare >> 20
+            spare >> 20,
+            memory_short().unwrap_or_else(|| "the machine's memory".into())
         );
-        (made, None, None)
+        println!(
+            "\nThe calls were stopped, not let finish: {why} (the rows after the calls are not \
+             measured; their outputs not checked)."
+        );
+        calls_stopped = Some(why);
+        (0, None, None)
     } else {
         for sb in &sandboxes {
             sb.workspace().write(GO, "")?;
@@ -215,6 +221,13 @@ pub(super) fn density(
         open_file_limit() as f64 / in_call.max(1.0),
     );
     print_split(split, started);
+    if let Some(why) = calls_stopped {
+        let making = short.map_or_else(String::new, |s| format!("; making stopped early: {s}"));
+        bail!(
+            "{started} calls were inside a numpy call at once (of {made} sandboxes made, \
+             {count} asked), then stopped, not let finish: {why}{making}"
+        );
+    }
     if let Some(why) = short {
         bail!(
             "stopped after making {made} of {count} sandboxes ({started} were inside a numpy \
@@ -485,7 +498,12 @@ fn print_density(
 ) {
     println!(
         "\nDensity: {count} episodes (sandbox + shell) alive at once \
-         ({started} calls were waiting together; {results} succeeded):\n"
+         ({started} calls were waiting together; {}):\n",
+        if after.is_some() {
+            format!("{results} succeeded")
+        } else {
+            "then stopped, not let finish".into()
+        }
     );
     println!(
         "| state | physical memory per episode (PSS + page tables) | episodes per 24 GiB | \

@@ -1,0 +1,61 @@
+//! A loop of fresh sandboxes, each made, given one `python3 -c CODE` call and dropped, one at
+//! a time: the time of each step and the process's CPU per call. For profiling the path a
+//! fresh sandbox takes (`LLM_IN_SANDBOX_PERFMAP=1 perf record -g` names the guest's functions).
+//!
+//! ```sh
+//! cargo build --release --example prof && ./target/release/examples/prof 3000 'print(1)'
+//! ```
+use llm_in_sandbox::artifacts::{self, SetupOptions};
+use llm_in_sandbox::runtime::RuntimeConfig;
+use std::sync::Arc;
+use std::time::Instant;
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000);
+    let code = std::env::args().nth(2).unwrap_or("print(1)".into());
+    let setup = SetupOptions {
+        cache_root: artifacts::cache_root(None),
+        source: None,
+    };
+    let config = RuntimeConfig::new(setup.cache_root.clone());
+    let runtime =
+        Arc::new(llm_in_sandbox::load_runtime(&setup, &config, &|m| eprintln!("{m}")).unwrap());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let settings = llm_in_sandbox::agent::SandboxSettings::default();
+    let args = ["-c".to_string(), code];
+    let (mut a, mut b, mut c) = (0f64, 0f64, 0f64);
+    let ru0 = cpu();
+    let t = Instant::now();
+    for _ in 0..n {
+        let t0 = Instant::now();
+        let sb = settings.sandbox(&runtime, None).unwrap();
+        let t1 = Instant::now();
+        let r = rt.block_on(sb.python(&args, b"")).unwrap();
+        let t2 = Instant::now();
+        drop(sb);
+        let t3 = Instant::now();
+        assert_eq!(r.exit_code, 0, "{}", r.stderr_text());
+        a += (t1 - t0).as_secs_f64();
+        b += (t2 - t1).as_secs_f64();
+        c += (t3 - t2).as_secs_f64();
+    }
+    let wall = t.elapsed().as_secs_f64();
+    let cpu_ms = (cpu() - ru0) * 1e3 / n as f64;
+    println!(
+        "per call: make {:.3} ms run {:.3} ms drop {:.3} ms; wall {:.3} ms; cpu {:.3} ms",
+        a * 1e3 / n as f64,
+        b * 1e3 / n as f64,
+        c * 1e3 / n as f64,
+        wall * 1e3 / n as f64,
+        cpu_ms
+    );
+}
+fn cpu() -> f64 {
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(r.ru_utime) + tv(r.ru_stime)
+}
