@@ -1,6 +1,7 @@
 //! A loop of fresh sandboxes, each made, given one `python3 -c CODE` call and dropped, one at
 //! a time: the time of each step and the process's CPU per call. For profiling the path a
 //! fresh sandbox takes (`LLM_IN_SANDBOX_PERFMAP=1 perf record -g` names the guest's functions).
+//! `SHOW=1` prints the last call's output.
 //!
 //! ```sh
 //! cargo build --release --example prof && ./target/release/examples/prof 3000 'print(1)'
@@ -27,7 +28,11 @@ fn main() {
     let settings = llm_in_sandbox::agent::SandboxSettings::default();
     let args = ["-c".to_string(), code];
     let (mut a, mut b, mut c) = (0f64, 0f64, 0f64);
+    let mut last = String::new();
+    let mut last_err = String::new();
     let ru0 = cpu();
+    let flt0 = faults();
+    let phases0 = runtime.phase_times();
     let t = Instant::now();
     for _ in 0..n {
         let t0 = Instant::now();
@@ -38,19 +43,36 @@ fn main() {
         drop(sb);
         let t3 = Instant::now();
         assert_eq!(r.exit_code, 0, "{}", r.stderr_text());
+        last = r.stdout_text();
+        last_err = r.stderr_text();
         a += (t1 - t0).as_secs_f64();
         b += (t2 - t1).as_secs_f64();
         c += (t3 - t2).as_secs_f64();
     }
     let wall = t.elapsed().as_secs_f64();
     let cpu_ms = (cpu() - ru0) * 1e3 / n as f64;
+    let faults_per = (faults() - flt0) as f64 / n as f64;
+    let p = runtime.phase_times().since(&phases0);
+    let per = |d: std::time::Duration| d.as_secs_f64() * 1e3 / n as f64;
     println!(
-        "per call: make {:.3} ms run {:.3} ms drop {:.3} ms; wall {:.3} ms; cpu {:.3} ms",
+        "phases per call: store {:.3} ms instantiate {:.3} ms guest {:.3} ms reset {:.3} ms",
+        per(p.store),
+        per(p.instantiate),
+        per(p.guest),
+        per(p.reset)
+    );
+    if std::env::var_os("SHOW").is_some() {
+        print!("last call's output: {last}");
+        print!("last call's stderr: {last_err}");
+    }
+    println!(
+        "per call: make {:.3} ms run {:.3} ms drop {:.3} ms; wall {:.3} ms; cpu {:.3} ms; {:.0} page faults",
         a * 1e3 / n as f64,
         b * 1e3 / n as f64,
         c * 1e3 / n as f64,
         wall * 1e3 / n as f64,
-        cpu_ms
+        cpu_ms,
+        faults_per
     );
 }
 fn cpu() -> f64 {
@@ -58,4 +80,11 @@ fn cpu() -> f64 {
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     tv(r.ru_utime) + tv(r.ru_stime)
+}
+
+/// Minor and major page faults of the whole process so far.
+fn faults() -> i64 {
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
+    r.ru_minflt + r.ru_majflt
 }

@@ -30,16 +30,9 @@ pub const GUEST_USER_SITE: &str = "/tmp/.local/lib/python3.15/site-packages";
 /// [`GUEST_USER_SITE`] relative to `/tmp`.
 pub const USER_SITE_IN_TMP: &str = ".local/lib/python3.15/site-packages";
 
-/// The environment the snapshot is made with. Part of the snapshot's recipe: changing it
-/// makes a new snapshot.
-pub const SNAPSHOT_ENV: [(&str, &str); 4] = [
-    ("HOME", GUEST_HOME),
-    ("TMPDIR", "/tmp"),
-    ("MPLBACKEND", "Agg"),
-    ("PYTHONTZPATH", ""),
-];
-
-/// The environment every command starts with (nothing of the host's).
+/// The environment every command starts with (nothing of the host's). The snapshot is made
+/// with it too, so a call with this environment changes none of it (each change is a WASI
+/// libc call in the guest). Part of the snapshot's recipe (its cache key hashes it).
 pub const DEFAULT_ENV: [(&str, &str); 6] = [
     ("HOME", GUEST_HOME),
     ("TMPDIR", "/tmp"),

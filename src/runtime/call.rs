@@ -9,7 +9,7 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 
-use super::driver::request_json;
+use super::driver::request_frame;
 use super::phases::{Phase, PhaseCounters};
 use super::{
     GuestState, Limits, MemoryLimiter, Outcome, RunRequest, RunResult, Runtime, RuntimeError,
@@ -35,7 +35,7 @@ impl Runtime {
 
     pub(super) async fn run_here(&self, req: RunRequest) -> Result<RunResult, RuntimeError> {
         let started = Instant::now();
-        let Some(request) = request_json(&req) else {
+        let Some(request) = request_frame(&req) else {
             return Ok(RunResult::usage(req.invocation, started));
         };
         let code = self.driver_call().await?;

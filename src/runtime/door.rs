@@ -3,8 +3,12 @@
 //!
 //! - `request`: the driver's run request. `turn` parses its code with `ast.parse`, which in
 //!   WASM costs about a millisecond per kilobyte of literal, so the call's code is a constant
-//!   `_lis_main()` and the driver fetches the request as JSON through the door. Answered once
-//!   per run; a later ask (e.g. from user code) is refused as when no host is bound.
+//!   `_lis_main()` and the driver fetches the request (in `marshal` format, see driver.rs)
+//!   through the door. Answered once per run; a later ask (e.g. from user code) is refused as
+//!   when no host is bound. `request\0N` (N in decimal, at most [`MAX_ENTROPY`]) answers the
+//!   same followed by N random bytes (the thread's ChaCha generator, seeded from the OS, as
+//!   the guest's own `random_get` is): the driver refreshes its random
+//!   generators from them in one go, where `os.urandom` takes a WASI call per 256 bytes.
 //! - `http-check\0{"url": ...}`: whether the sandbox's network would allow the URL. Answer
 //!   `{"ok": true}` or a refusal (below). Nothing is sent anywhere.
 //! - `http\0{"method", "url", "headers": [[name, value], ...], "timeout": seconds|null}\0BODY`:
@@ -43,6 +47,8 @@ const NO_HOST: i32 = -1;
 const FAULT: i32 = -2;
 
 const RUN_REQUEST: &[u8] = b"request";
+/// The most random bytes a run request may ask for (four Mersenne Twisters take 9,984).
+const MAX_ENTROPY: usize = 64 << 10;
 const HTTP_CHECK: &[u8] = b"http-check\0";
 const HTTP: &[u8] = b"http\0";
 const PROC: &[u8] = b"proc\0";
@@ -63,8 +69,12 @@ pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> wasmtime::Result
                     return Ok(FAULT);
                 };
                 let answer_parts: Vec<Vec<u8>> = match kind {
-                    Kind::Run => match caller.data_mut().request.take() {
-                        Some(frame) => vec![frame],
+                    Kind::Run(entropy) => match caller.data_mut().request.take() {
+                        Some(frame) => {
+                            let mut random = vec![0u8; entropy];
+                            rand::Rng::fill_bytes(&mut rand::rng(), &mut random);
+                            vec![frame, random]
+                        }
                         None => return Ok(NO_HOST),
                     },
                     Kind::Check => {
@@ -103,7 +113,8 @@ pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> wasmtime::Result
 }
 
 enum Kind {
-    Run,
+    /// The run request, then this many random bytes.
+    Run(usize),
     Check,
     Http,
     Proc,
@@ -122,7 +133,16 @@ fn read_kind(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<
     memory.read(&*caller, at, &mut head[..n]).ok()?;
     let head = &head[..n];
     Some(if len == RUN_REQUEST.len() && head == RUN_REQUEST {
-        Kind::Run
+        Kind::Run(0)
+    } else if let Some(count) = head
+        .strip_prefix(RUN_REQUEST)
+        .and_then(|rest| rest.strip_prefix(b"\0"))
+        .filter(|_| len == head.len())
+        .and_then(|digits| std::str::from_utf8(digits).ok())
+        .and_then(|digits| digits.parse::<usize>().ok())
+        .filter(|n| *n <= MAX_ENTROPY)
+    {
+        Kind::Run(count)
     } else if head.starts_with(HTTP_CHECK) {
         Kind::Check
     } else if head.starts_with(HTTP) {

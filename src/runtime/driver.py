@@ -3,11 +3,13 @@
 # a clean __main__, tracebacks without our frames, and the exit status raised as SystemExit at
 # the end of the turn (whose result carries it). The preloaded snapshot defines it (and has
 # the imports below done); with the stock snapshot it is marshalled and run on every call.
-# The request (JSON) comes through the host door, not as code: `turn` parses code slowly.
+# The request (in `marshal` format) comes through the host door, not as code: `turn` parses
+# code slowly.
 import _host as _lis_host
 import atexit as _lis_atexit
 import errno as _lis_errno
 import json as _lis_json
+import marshal as _lis_marshal
 import os as _lis_os
 import sys as _lis_sys
 import types as _lis_types
@@ -17,10 +19,15 @@ def _lis_main():
     os, sys = _lis_os, _lis_sys
     status = 0
     try:
-        req = _lis_json.loads(_lis_host.call(b"request"))
+        # The random bytes the generators need come with the request, in the same door call
+        # (`marshal.loads` ignores what follows the request).
+        need = _lis_rng_bytes()
+        raw = _lis_host.call(b"request\0%d" % need if need else b"request")
+        req = _lis_marshal.loads(raw)
+        entropy = memoryview(raw)[len(raw) - need :] if need else None
         if _LisNetFinder not in sys.meta_path:
             _lis_net_install(sys)
-        status = _lis_run(req, os, sys)
+        status = _lis_run(req, os, sys, entropy)
         _lis_threads_exit()
         _lis_commands_exit()
     except BaseException as e:  # noqa: BLE001 - the driver itself must never die silently
@@ -122,7 +129,7 @@ def _lis_collect_rngs(sys):
 def _lis_rng_state_views(rngs, sys):
     # Run once when the snapshot is made. For each Mersenne Twister generator (an exact
     # `random.Random`, or numpy's RandomState over MT19937), find its 624 state words and its
-    # position in the guest's memory, and keep numpy views of them: (keys, pos, numpy). Found
+    # position in the guest's memory, and keep byte views of them: (keys, pos). Found
     # by matching the state the generator reports against the words at and after its object;
     # its objects are immortal in the snapshot, so they never move. Returns (views, rest):
     # generators not found this way (other types, no numpy, not a 32-bit build) are seeded.
@@ -167,10 +174,22 @@ def _lis_rng_state_views(rngs, sys):
                         break
             if at is None:
                 raise LookupError
-            views.append((words[at : at + 624], words[at + pos_at : at + pos_at + 1], np))
+            # As byte views (memoryview): filling one is a plain copy, where a numpy slice
+            # assignment costs a few microseconds of numpy's own dispatch on every call.
+            views.append(
+                (
+                    memoryview(words[at : at + 624]).cast("B"),
+                    memoryview(words[at + pos_at : at + pos_at + 1]).cast("B"),
+                )
+            )
         except Exception:  # noqa: BLE001 - not found: seeded on each call instead
             rest.append((rng, rng_np))
     return views, rest
+
+
+# A Mersenne Twister's position word when all 624 state words are unused: its next draw
+# regenerates from fresh words (little-endian, as wasm is).
+_LIS_MT_FULL = (624).to_bytes(4, "little")
 
 
 def _lis_warm_up(cwd):
@@ -183,7 +202,7 @@ def _lis_warm_up(cwd):
     # Then the same for what calls commonly do, as code and as a script file: write, read,
     # test and remove a file, list a folder, read the clock, sleep, print.
     os, sys = _lis_os, _lis_sys
-    saved = (sys.modules.get("__main__"), list(sys.path), list(sys.argv), os.getcwd())
+    saved = (sys.modules.get("__main__"), list(sys.path), list(sys.argv))
     common = (
         "import os, time\n"
         "p = '.lis-warm-up'\n"
@@ -199,14 +218,14 @@ def _lis_warm_up(cwd):
         {"argv": ["-c"], "mode": "code", "code": code}
         for code in ("pass", common)
     ] + [{"argv": [".lis-warm-up.py"], "mode": "file", "path": ".lis-warm-up.py"}]
-    texts = [
-        _lis_json.dumps(dict(req, env=dict(os.environ), cwd=cwd, site=[])) for req in requests
+    frames = [
+        _lis_marshal.dumps(dict(req, env=dict(os.environ), cwd=cwd, site=[])) for req in requests
     ]
     try:
         with open(script, "w") as f:
             f.write(common)
-        for text in texts * 3:
-            _lis_run(_lis_json.loads(text), os, sys)
+        for frame in frames * 3:
+            _lis_run(_lis_marshal.loads(frame), os, sys, memoryview(os.urandom(_lis_rng_bytes())))
             _lis_threads_exit()
             _lis_commands_exit()
             _lis_atexit._run_exitfuncs()
@@ -217,15 +236,14 @@ def _lis_warm_up(cwd):
             os.remove(script)
         except OSError:
             pass
-        main, path, argv, cwd = saved
+        main, path, argv = saved
         if main is not None:
             sys.modules["__main__"] = main
         sys.path[:] = path
         sys.argv[:] = argv
-        try:
-            os.chdir(cwd)
-        except OSError:  # the snapshot starts in "/", which no preopen holds; calls set theirs
-            pass
+        # The working directory stays the workspace (the snapshot started in "/", which no
+        # preopen holds): a call that runs there need not enter it again (`_lis_run`).
+        os.chdir(cwd)
 
 
 def _lis_trimmed(tb):
@@ -239,7 +257,13 @@ def _lis_trimmed(tb):
     return tb
 
 
-def _lis_run(req, os, sys):
+def _lis_rng_bytes():
+    # The random bytes a call's Mersenne Twisters take (624 words each).
+    found = globals().get("_lis_rng_words")
+    return 2496 * len(found[0]) if found else 0
+
+
+def _lis_run(req, os, sys, entropy=None):
     # Make the environment exactly the request's, touching only what differs (each change is
     # a WASI libc call). Every call starts with the snapshot's environment, which the
     # preloaded snapshot keeps as a plain dict (`_lis_base_env`): comparing with it costs no
@@ -255,7 +279,10 @@ def _lis_run(req, os, sys):
             if base.get(key) != value:
                 environ[key] = value
     try:
-        os.chdir(req["cwd"])
+        # The snapshot is made in the workspace, where most calls run: entering it again
+        # would only repeat the same lookup (a WASI call) to set the same path.
+        if req["cwd"] != os.getcwd():
+            os.chdir(req["cwd"])
     except OSError as e:
         sys.stderr.write("python3: cannot enter %s: %s\n" % (req["cwd"], e.strerror))
         return 2
@@ -263,8 +290,9 @@ def _lis_run(req, os, sys):
     # RandomState, sympy's own `random.Random`s, ...): give each call fresh state, as a new
     # process would have. The preloaded snapshot found each Mersenne Twister's 624 state words
     # in memory (`_lis_rng_words`, see `_lis_rng_state_views`): they get fresh words from the
-    # OS and their position is set to 624, so the first draw regenerates from them (~10 us for
-    # all of them; seeding costs ~10 us for each `random.Random` and ~20 us for numpy's).
+    # OS (`entropy`, which came with the request, or `os.urandom`) and their position is set
+    # to 624, so the first draw regenerates from them (a few microseconds for all of them;
+    # seeding costs ~10 us for each `random.Random` and ~20 us for numpy's).
     # Generators not found there are seeded with 256 bits from the OS each.
     found = globals().get("_lis_rng_words")
     if found is None:
@@ -272,10 +300,12 @@ def _lis_run(req, os, sys):
     else:
         views, rngs = found
     if views:
-        fresh = views[0][2].frombuffer(os.urandom(2496 * len(views)), dtype=views[0][2].uint32)
-        for i, (keys, pos, _np) in enumerate(views):
-            keys[:] = fresh[i * 624 : i * 624 + 624]
-            pos[0] = 624
+        fresh = entropy
+        if fresh is None or len(fresh) != 2496 * len(views):
+            fresh = memoryview(os.urandom(2496 * len(views)))
+        for i, (keys, pos) in enumerate(views):
+            keys[:] = fresh[i * 2496 : i * 2496 + 2496]
+            pos[:] = _LIS_MT_FULL
     for rng, np in rngs:
         words = os.urandom(32)
         try:

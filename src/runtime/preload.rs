@@ -29,6 +29,9 @@ pub(super) fn key(stock_sha256: &str, modules: &[String], layer: Option<&str>) -
     h.update(b"\0wizer secrets runpy traceback driver rng-words base-env net warm-up blas-buffer immortal gc-freeze site-path home passive-data numpy-warm-up plug last-step-turn ");
     h.update(Sha256::digest(IMMORTAL.as_bytes()));
     h.update(WIZER_VERSION.as_bytes());
+    for (k, v) in layout::DEFAULT_ENV {
+        h.update(format!("\0env {k}={v}").as_bytes());
+    }
     h.update(Sha256::digest(super::DRIVER.as_bytes()));
     for m in modules {
         h.update(b"\0");
@@ -228,7 +231,7 @@ async fn run_and_snapshot(
         .stdout(out.clone())
         .stderr(errs.clone());
     b.allow_blocking_current_thread(true).args(&[layout::ARGV0]);
-    for (k, v) in layout::SNAPSHOT_ENV {
+    for (k, v) in layout::DEFAULT_ENV {
         b.env(k, v);
     }
     // The same fd layout as every later run (see Runtime::turn).
