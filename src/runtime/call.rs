@@ -41,11 +41,16 @@ impl Runtime {
         let code = self.driver_call().await?;
         let result = self.turn(&code, &req, Some(request), started).await;
         // Overwrites and deletions are not seen live: re-measure the quota's directories
-        // exactly, here on the sandbox threads, whatever the call's outcome.
-        if let Some(q) = &req.quota {
+        // exactly, here on the sandbox threads, whatever the call's outcome, unless the call
+        // did nothing that changes what is on disk (most short calls: the walk was ~20 us of
+        // a `print(1)`).
+        let touched_disk = result.as_ref().map_or(true, |(_, touched)| *touched);
+        if let Some(q) = &req.quota
+            && touched_disk
+        {
             q.refresh();
         }
-        let mut result = result?;
+        let (mut result, _) = result?;
         result.duration = started.elapsed();
         Ok(result)
     }
@@ -113,14 +118,15 @@ impl Runtime {
 
     /// Run `code` through the snapshot's `turn` export in a fresh instance with `req`'s
     /// environment, mounts, stdin and limits (`req.invocation` is not used here); `request`
-    /// is what the host door answers, once.
+    /// is what the host door answers, once. Also says whether the call may have changed what
+    /// is on disk (see `GuestState::touched_disk`).
     pub(super) async fn turn(
         &self,
         code: &str,
         req: &RunRequest,
         request: Option<Vec<u8>>,
         started: Instant,
-    ) -> Result<RunResult, RuntimeError> {
+    ) -> Result<(RunResult, bool), RuntimeError> {
         let (slot, left) = self.take_slot(req.limits.timeout, started).await?;
         let limits = &Limits {
             timeout: left,
@@ -136,11 +142,13 @@ impl Runtime {
             .await?;
         let limiter = &store.data().limiter;
         let (peak, denied) = (limiter.peak(), limiter.denied());
+        // A call cut off by its deadline may have been inside a write: count it as touched.
+        let touched_disk = store.data().touched_disk || outcome.is_err();
         retire(store, slot, self.phases.clone());
         let (out, out_dropped) = stdout.take();
         let (err, err_dropped) = stderr.take();
         let (exit_code, outcome) = exit_status(outcome, denied, out_dropped + err_dropped)?;
-        Ok(RunResult {
+        let result = RunResult {
             exit_code,
             stdout: out,
             stderr: err,
@@ -149,7 +157,8 @@ impl Runtime {
             duration: started.elapsed(),
             peak_memory_bytes: peak,
             outcome,
-        })
+        };
+        Ok((result, touched_disk))
     }
 
     /// A store for one call: the guest's WASI context, memory limiter, quota, door request,
@@ -172,6 +181,7 @@ impl Runtime {
             processes: req.processes.clone(),
             deadline: Instant::now() + limits.timeout,
             open_files: super::open_files::OpenFiles::default(),
+            touched_disk: false,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);

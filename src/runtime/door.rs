@@ -91,6 +91,8 @@ pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> wasmtime::Result
                         http(&mut caller, network, deadline, req, len).await
                     }
                     Kind::Proc | Kind::Which => {
+                        // A command may change files: the quota is measured again after.
+                        caller.data_mut().touched_disk = true;
                         let (processes, deadline) =
                             (caller.data().processes.clone(), caller.data().deadline);
                         let bytes = match read_guest(&mut caller, req, len, MAX_PROC_BYTES) {

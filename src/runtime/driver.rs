@@ -77,7 +77,7 @@ impl Runtime {
             network: None,
             processes: None,
         };
-        let r = self.turn(&code, &req, None, Instant::now()).await?;
+        let (r, _) = self.turn(&code, &req, None, Instant::now()).await?;
         let hex = r.stdout_text();
         if r.exit_code != 0
             || r.outcome != Outcome::Exited

@@ -161,6 +161,10 @@ struct GuestState {
     deadline: Instant,
     /// The files the guest holds open (bounded: [`open_files`]).
     open_files: open_files::OpenFiles,
+    /// Whether the call did anything that may change what its folders hold on disk (a write
+    /// to a file, a new, removed or renamed entry, a size change, a command): only then is
+    /// the quota re-measured after it (`write_guard`).
+    touched_disk: bool,
 }
 
 /// The shared Python runtime. Cheap to share behind an `Arc`; `run` may be called from many

@@ -3,7 +3,9 @@
 //! We shadow `fd_write`/`fd_pwrite` (bytes written to any file; stdout/stderr are captured and
 //! capped elsewhere) and `path_open` with `O_CREAT` (a file that does not exist yet takes a
 //! file slot): past the [`Quota`] they fail with `ENOSPC` ("No space left on device"), as a
-//! full disk would.
+//! full disk would. Every call that may change what is on disk (those, a size change, a new,
+//! removed or renamed entry, a command through the door) marks its call as having touched the
+//! disk: only such calls have the quota measured again afterwards.
 
 use std::sync::Arc;
 
@@ -23,6 +25,8 @@ const ERRNO_PERM: i32 = 63;
 const ERRNO_FBIG: i32 = 22;
 /// `__WASI_OFLAGS_CREAT`.
 const OFLAGS_CREAT: i32 = 1;
+/// `__WASI_OFLAGS_TRUNC`.
+const OFLAGS_TRUNC: i32 = 8;
 
 /// Sum of the lengths in a guest `iovec` array (pairs of little-endian u32 ptr, len).
 fn iovec_bytes(memory: &[u8], iovs: i32, count: i32) -> Option<u64> {
@@ -35,6 +39,12 @@ fn iovec_bytes(memory: &[u8], iovs: i32, count: i32) -> Option<u64> {
             .map(|c| u64::from(u32::from_le_bytes([c[4], c[5], c[6], c[7]])))
             .sum(),
     )
+}
+
+/// Note that the call may change what is on disk: the quota is re-measured after it. Set before
+/// the operation, whether it then succeeds or not.
+fn touch(caller: &mut Caller<'_, GuestState>) {
+    caller.data_mut().touched_disk = true;
 }
 
 /// Whether `fd` is a regular file (stdout and stderr are pipes; a guest that closes them and
@@ -77,6 +87,9 @@ async fn guarded_write(
     offset: Option<i64>,
 ) -> wasmtime::Result<i32> {
     let quota = caller.data().quota.clone();
+    if fd > 2 {
+        touch(caller);
+    }
     let (wasi, mut memory) = wasi_and_memory(caller)?;
     let want = quota
         .as_ref()
@@ -99,6 +112,7 @@ async fn guarded_write(
         }
         charged = Some((q, want));
     }
+    let file_write = charged.is_some();
     let errno = match offset {
         None => p1::fd_write(wasi, &mut memory, fd, iovs, count, nwritten).await?,
         Some(off) => p1::fd_pwrite(wasi, &mut memory, fd, iovs, count, off, nwritten).await?,
@@ -110,6 +124,9 @@ async fn guarded_write(
             0
         };
         q.release(want.saturating_sub(written), 0);
+    }
+    if file_write {
+        touch(caller);
     }
     Ok(errno)
 }
@@ -138,6 +155,7 @@ fn guard_sizes(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
         "fd_filestat_set_size",
         |mut caller: Caller<'_, GuestState>, (fd, size): (i32, i64)| {
             Box::new(async move {
+                touch(&mut caller);
                 let quota = caller.data().quota.clone();
                 let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
                 if let Some(q) = quota {
@@ -171,12 +189,16 @@ fn guard_sizes(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
                 let Some(end) = file_size(wasi, &mut memory, fd).await else {
                     return Ok(0);
                 };
-                if at > end && !q.charge_bytes(at - end) {
-                    // Put the position back where it was, as a failed lseek leaves it.
-                    if let Some(b) = before.and_then(|b| i64::try_from(b).ok()) {
-                        p1::fd_seek(wasi, &mut memory, fd, b, 0, newoffset).await?;
+                if at > end {
+                    if !q.charge_bytes(at - end) {
+                        // Put the position back where it was, as a failed lseek leaves it.
+                        if let Some(b) = before.and_then(|b| i64::try_from(b).ok()) {
+                            p1::fd_seek(wasi, &mut memory, fd, b, 0, newoffset).await?;
+                        }
+                        return Ok(ERRNO_FBIG);
                     }
-                    return Ok(ERRNO_FBIG);
+                    // Charged for a hole no write may fill: measured again after the call.
+                    touch(&mut caller);
                 }
                 Ok(0)
             })
@@ -204,6 +226,7 @@ pub(super) fn add_write_guard(linker: &mut Linker<GuestState>) -> wasmtime::Resu
     super::open_files::guard_closes(linker)?;
     guard_new_entries(linker)?;
     guard_sizes(linker)?;
+    guard_removals(linker)?;
     linker.allow_shadowing(false);
     Ok(())
 }
@@ -339,6 +362,7 @@ fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
         "path_create_directory",
         |mut caller: Caller<'_, GuestState>, (fd, path, len): (i32, i32, i32)| {
             Box::new(async move {
+                touch(&mut caller);
                 let Ok(q) = take_entry(&mut caller, true) else {
                     return Ok(ERRNO_NOSPC);
                 };
@@ -355,6 +379,7 @@ fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
         |mut caller: Caller<'_, GuestState>,
          (old, old_len, fd, new, new_len): (i32, i32, i32, i32, i32)| {
             Box::new(async move {
+                touch(&mut caller);
                 let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
                 if !symlink_stays_inside(wasi, &mut memory, (old, old_len), fd, (new, new_len))
                     .await
@@ -386,6 +411,7 @@ fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
             i32,
         )| {
             Box::new(async move {
+                touch(&mut caller);
                 let Ok(q) = take_entry(&mut caller, false) else {
                     return Ok(ERRNO_NOSPC);
                 };
@@ -404,6 +430,46 @@ fn guard_new_entries(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
                 .await?;
                 give_back(q, false, errno);
                 Ok(errno)
+            })
+        },
+    )?;
+    Ok(())
+}
+
+/// Removing and renaming entries: not charged (what they free is found when the quota is
+/// re-measured after the call), only noted so that it is.
+fn guard_removals(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
+    linker.func_wrap_async(
+        "wasi_snapshot_preview1",
+        "path_unlink_file",
+        |mut caller: Caller<'_, GuestState>, (fd, path, len): (i32, i32, i32)| {
+            Box::new(async move {
+                touch(&mut caller);
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
+                p1::path_unlink_file(wasi, &mut memory, fd, path, len).await
+            })
+        },
+    )?;
+    linker.func_wrap_async(
+        "wasi_snapshot_preview1",
+        "path_remove_directory",
+        |mut caller: Caller<'_, GuestState>, (fd, path, len): (i32, i32, i32)| {
+            Box::new(async move {
+                touch(&mut caller);
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
+                p1::path_remove_directory(wasi, &mut memory, fd, path, len).await
+            })
+        },
+    )?;
+    linker.func_wrap_async(
+        "wasi_snapshot_preview1",
+        "path_rename",
+        |mut caller: Caller<'_, GuestState>,
+         (fd, old, old_len, new_fd, new, new_len): (i32, i32, i32, i32, i32, i32)| {
+            Box::new(async move {
+                touch(&mut caller);
+                let (wasi, mut memory) = wasi_and_memory(&mut caller)?;
+                p1::path_rename(wasi, &mut memory, fd, old, old_len, new_fd, new, new_len).await
             })
         },
     )?;
@@ -431,6 +497,9 @@ fn guard_path_open(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
                 // An open file is a host descriptor: bounded per call and per process.
                 if let Err(errno) = super::open_files::before_open(&mut caller) {
                     return Ok(errno);
+                }
+                if oflags & (OFLAGS_CREAT | OFLAGS_TRUNC) != 0 {
+                    touch(&mut caller);
                 }
                 let quota = caller.data().quota.clone();
                 let (wasi, mut memory) = wasi_and_memory(&mut caller)?;

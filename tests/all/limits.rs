@@ -79,6 +79,51 @@ async fn peak_memory_is_reported() {
 }
 
 #[tokio::test]
+async fn what_python_removes_renames_over_or_truncates_is_free_for_the_next_call() {
+    // The quota is measured again after a call only when it touched the disk: removing,
+    // renaming over and truncating must count as touching, or the space they free would stay
+    // charged and the next write would fail.
+    let sb = crate::common::sandbox_in(|b| b.disk_quota(1 << 20).max_files(20));
+    let fill = |name: &str| format!("open('{name}', 'wb').write(b'0' * (600 << 10))");
+    let py = |code: String| {
+        let sb = &sb;
+        async move { crate::common::py(sb, &["-c", &code]).await }
+    };
+    for (frees, what) in [
+        ("import os; os.remove('a')", "a removal"),
+        (
+            "import os; open('small', 'w').close(); os.replace('small', 'a')",
+            "a rename over",
+        ),
+        ("open('a', 'w').close()", "a truncation"),
+        ("import os; os.truncate('a', 0)", "a size change"),
+        (
+            "import shutil, os; os.makedirs('d/e'); os.rename('a', 'd/e/a'); shutil.rmtree('d')",
+            "a folder removed",
+        ),
+    ] {
+        let r = py(fill("a")).await;
+        assert_eq!(r.exit_code, 0, "{}", crate::common::show(&r));
+        // The space is taken: a second file of the same size does not fit.
+        let r = py(fill("b")).await;
+        assert_eq!(r.exit_code, 1, "{what}: {}", crate::common::show(&r));
+        let r = py(frees.to_string()).await;
+        assert_eq!(r.exit_code, 0, "{what}: {}", crate::common::show(&r));
+        let r = py(fill("b")).await;
+        assert_eq!(
+            r.exit_code,
+            0,
+            "after {what} the next call's write fits: {}",
+            crate::common::show(&r)
+        );
+        let r =
+            py("import os\nfor f in ('a', 'b'):\n    os.path.exists(f) and os.remove(f)".into())
+                .await;
+        assert_eq!(r.exit_code, 0, "{}", crate::common::show(&r));
+    }
+}
+
+#[tokio::test]
 async fn python_alone_is_held_to_the_sandbox_quota() {
     // `Sandbox::python` (what `exec --` and the scorers use), no shell involved.
     let sb = crate::common::sandbox_in(|b| b.disk_quota(1 << 20).max_files(3));
