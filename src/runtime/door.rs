@@ -47,8 +47,9 @@ const NO_HOST: i32 = -1;
 const FAULT: i32 = -2;
 
 const RUN_REQUEST: &[u8] = b"request";
-/// The most random bytes a run request may ask for (four Mersenne Twisters take 9,984).
-const MAX_ENTROPY: usize = 64 << 10;
+/// The most random bytes a run request may ask for (four Mersenne Twisters take 9,984; the
+/// driver asks for none past this and uses `os.urandom` instead).
+const MAX_ENTROPY: usize = 1 << 20;
 const HTTP_CHECK: &[u8] = b"http-check\0";
 const HTTP: &[u8] = b"http\0";
 const PROC: &[u8] = b"proc\0";

@@ -258,9 +258,11 @@ def _lis_trimmed(tb):
 
 
 def _lis_rng_bytes():
-    # The random bytes a call's Mersenne Twisters take (624 words each).
+    # The random bytes a call's Mersenne Twisters take (624 words each), asked for with the
+    # request up to the door's cap (`MAX_ENTROPY` in door.rs); past it, `os.urandom` serves.
     found = globals().get("_lis_rng_words")
-    return 2496 * len(found[0]) if found else 0
+    need = 2496 * len(found[0]) if found else 0
+    return need if need <= 1 << 20 else 0
 
 
 def _lis_run(req, os, sys, entropy=None):
