@@ -142,8 +142,9 @@ impl Runtime {
             .await?;
         let limiter = &store.data().limiter;
         let (peak, denied) = (limiter.peak(), limiter.denied());
-        // A call cut off by its deadline may have been inside a write: count it as touched.
-        let touched_disk = store.data().touched_disk || outcome.is_err();
+        // A call cut off by its deadline or a trap may have been inside a write: count it as
+        // touched.
+        let touched_disk = store.data().touched_disk || !matches!(outcome, Ok(Ok(_)));
         retire(store, slot, self.phases.clone());
         let (out, out_dropped) = stdout.take();
         let (err, err_dropped) = stderr.take();

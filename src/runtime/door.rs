@@ -47,8 +47,8 @@ const NO_HOST: i32 = -1;
 const FAULT: i32 = -2;
 
 const RUN_REQUEST: &[u8] = b"request";
-/// The most random bytes a run request may ask for (four Mersenne Twisters take 9,984; the
-/// driver asks for none past this and uses `os.urandom` instead).
+/// The most random bytes a run request gets (four Mersenne Twisters take 9,984; the driver asks
+/// for none past this and uses `os.urandom` instead, as it does when it gets fewer).
 const MAX_ENTROPY: usize = 1 << 20;
 const HTTP_CHECK: &[u8] = b"http-check\0";
 const HTTP: &[u8] = b"http\0";
@@ -135,16 +135,7 @@ fn read_kind(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<
     let n = len.min(head.len());
     memory.read(&*caller, at, &mut head[..n]).ok()?;
     let head = &head[..n];
-    Some(if len == RUN_REQUEST.len() && head == RUN_REQUEST {
-        Kind::Run(0)
-    } else if let Some(count) = head
-        .strip_prefix(RUN_REQUEST)
-        .and_then(|rest| rest.strip_prefix(b"\0"))
-        .filter(|_| len == head.len())
-        .and_then(|digits| std::str::from_utf8(digits).ok())
-        .and_then(|digits| digits.parse::<usize>().ok())
-        .filter(|n| *n <= MAX_ENTROPY)
-    {
+    Some(if let Some(count) = run_request(head, len) {
         Kind::Run(count)
     } else if head.starts_with(HTTP_CHECK) {
         Kind::Check
@@ -157,6 +148,25 @@ fn read_kind(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<
     } else {
         Kind::Other
     })
+}
+
+/// A run request's count of random bytes: `request` (none) or `request\0N` with N in decimal,
+/// the whole request within `head` (`len` is its full length). A count past [`MAX_ENTROPY`] is
+/// cut to it: the driver then finds fewer bytes than it asked for and uses `os.urandom`.
+fn run_request(head: &[u8], len: usize) -> Option<usize> {
+    if len != head.len() {
+        return None;
+    }
+    let rest = head.strip_prefix(RUN_REQUEST)?;
+    if rest.is_empty() {
+        return Some(0);
+    }
+    let digits = rest.strip_prefix(b"\0")?;
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let count = std::str::from_utf8(digits).ok()?.parse::<usize>().ok()?;
+    Some(count.min(MAX_ENTROPY))
 }
 
 /// The guest's request bytes, if they are at most `cap` long.
@@ -444,4 +454,34 @@ async fn answer(
         }
     }
     Ok(OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_requests_are_read_exactly() {
+        let read = |b: &[u8]| run_request(b, b.len());
+        assert_eq!(read(b"request"), Some(0));
+        assert_eq!(read(b"request\09984"), Some(9984));
+        assert_eq!(read(b"request\00"), Some(0));
+        // Past the cap: cut to it, never refused (the driver falls back to `os.urandom`).
+        assert_eq!(read(b"request\099999999"), Some(MAX_ENTROPY));
+        for bad in [
+            &b"request\0"[..],
+            b"request\0-1",
+            b"request\0+5",
+            b"request\0 5",
+            b"request\05x",
+            b"request5",
+            b"requests",
+            b"reques",
+            b"http\0request",
+        ] {
+            assert_eq!(read(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+        // A request longer than the head read is not a run request, whatever it starts with.
+        assert_eq!(run_request(b"request\012345678", 40), None);
+    }
 }

@@ -81,46 +81,67 @@ async fn peak_memory_is_reported() {
 #[tokio::test]
 async fn what_python_removes_renames_over_or_truncates_is_free_for_the_next_call() {
     // The quota is measured again after a call only when it touched the disk: removing,
-    // renaming over and truncating must count as touching, or the space they free would stay
-    // charged and the next write would fail.
+    // renaming over, truncating and removing folders must count as touching, or what they
+    // free would stay charged and the next write would fail. Each freeing call does only its
+    // one operation (anything set up for it is made by the call before).
     let sb = crate::common::sandbox_in(|b| b.disk_quota(1 << 20).max_files(20));
-    let fill = |name: &str| format!("open('{name}', 'wb').write(b'0' * (600 << 10))");
-    let py = |code: String| {
-        let sb = &sb;
+    let py = |code: &str| {
+        let (sb, code) = (&sb, code.to_string());
         async move { crate::common::py(sb, &["-c", &code]).await }
     };
-    for (frees, what) in [
-        ("import os; os.remove('a')", "a removal"),
+    let fill = |name: &str| format!("open('{name}', 'wb').write(b'0' * (600 << 10))");
+    let clean = "import os\nfor f in os.listdir('.'):\n    os.remove(f) if os.path.isfile(f) else os.rmdir(f)";
+    for (setup, frees, what) in [
+        ("", "import os; os.remove('a')", "a removal"),
         (
-            "import os; open('small', 'w').close(); os.replace('small', 'a')",
+            "open('small', 'w').close()",
+            "import os; os.replace('small', 'a')",
             "a rename over",
         ),
-        ("open('a', 'w').close()", "a truncation"),
-        ("import os; os.truncate('a', 0)", "a size change"),
         (
-            "import shutil, os; os.makedirs('d/e'); os.rename('a', 'd/e/a'); shutil.rmtree('d')",
-            "a folder removed",
+            "",
+            "import os; os.close(os.open('a', os.O_WRONLY | os.O_TRUNC))",
+            "an open that truncates",
         ),
+        ("", "import os; os.truncate('a', 0)", "a size change"),
     ] {
-        let r = py(fill("a")).await;
-        assert_eq!(r.exit_code, 0, "{}", crate::common::show(&r));
-        // The space is taken: a second file of the same size does not fit.
-        let r = py(fill("b")).await;
-        assert_eq!(r.exit_code, 1, "{what}: {}", crate::common::show(&r));
-        let r = py(frees.to_string()).await;
+        let r = py(&format!("{}\n{setup}", fill("a"))).await;
         assert_eq!(r.exit_code, 0, "{what}: {}", crate::common::show(&r));
-        let r = py(fill("b")).await;
+        // The space is taken: a second file of the same size does not fit.
+        let r = py(&fill("b")).await;
+        assert_eq!(r.exit_code, 1, "{what}: {}", crate::common::show(&r));
+        let r = py(frees).await;
+        assert_eq!(r.exit_code, 0, "{what}: {}", crate::common::show(&r));
+        let r = py(&fill("b")).await;
         assert_eq!(
             r.exit_code,
             0,
             "after {what} the next call's write fits: {}",
             crate::common::show(&r)
         );
-        let r =
-            py("import os\nfor f in ('a', 'b'):\n    os.path.exists(f) and os.remove(f)".into())
-                .await;
+        let r = py(clean).await;
         assert_eq!(r.exit_code, 0, "{}", crate::common::show(&r));
     }
+    // Folders take entries: fill the cap with them, remove them (nothing else in that call),
+    // and a new entry fits again.
+    let r = py("import os\nfor i in range(20): os.mkdir(f'd{i}')").await;
+    assert_eq!(r.exit_code, 0, "{}", crate::common::show(&r));
+    let r = py("import os; os.mkdir('x')").await;
+    assert_eq!(
+        r.exit_code,
+        1,
+        "the cap is full: {}",
+        crate::common::show(&r)
+    );
+    let r = py("import os\nfor i in range(20): os.rmdir(f'd{i}')").await;
+    assert_eq!(r.exit_code, 0, "{}", crate::common::show(&r));
+    let r = py("import os; os.mkdir('x')").await;
+    assert_eq!(
+        r.exit_code,
+        0,
+        "after removing folders a new one fits: {}",
+        crate::common::show(&r)
+    );
 }
 
 #[tokio::test]
