@@ -464,24 +464,24 @@ mod tests {
     fn run_requests_are_read_exactly() {
         let read = |b: &[u8]| run_request(b, b.len());
         assert_eq!(read(b"request"), Some(0));
-        assert_eq!(read(b"request\09984"), Some(9984));
-        assert_eq!(read(b"request\00"), Some(0));
+        assert_eq!(read(b"request\x009984"), Some(9984));
+        assert_eq!(read(b"request\x000"), Some(0));
         // Past the cap: cut to it, never refused (the driver falls back to `os.urandom`).
-        assert_eq!(read(b"request\099999999"), Some(MAX_ENTROPY));
+        assert_eq!(read(b"request\x0099999999"), Some(MAX_ENTROPY));
         for bad in [
-            &b"request\0"[..],
-            b"request\0-1",
-            b"request\0+5",
-            b"request\0 5",
-            b"request\05x",
+            &b"request\x00"[..],
+            b"request\x00-1",
+            b"request\x00+5",
+            b"request\x00 5",
+            b"request\x005x",
             b"request5",
             b"requests",
             b"reques",
-            b"http\0request",
+            b"http\x00request",
         ] {
             assert_eq!(read(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
         // A request longer than the head read is not a run request, whatever it starts with.
-        assert_eq!(run_request(b"request\012345678", 40), None);
+        assert_eq!(run_request(b"request\x0012345678", 40), None);
     }
 }
