@@ -35,7 +35,7 @@ impl Runtime {
 
     pub(super) async fn run_here(&self, req: RunRequest) -> Result<RunResult, RuntimeError> {
         let started = Instant::now();
-        let Some(request) = request_frame(&req) else {
+        let Some(request) = request_frame(&req)? else {
             return Ok(RunResult::usage(req.invocation, started));
         };
         let code = self.driver_call().await?;

@@ -99,9 +99,11 @@ fn json_literal(s: &str) -> String {
 }
 
 /// The request the driver reads through the host door, in Python's `marshal` format (see
-/// [`Marshal`]), or `None` for invocations answered without the guest (and for a string too
-/// long to frame, over 2 GiB, which no limit lets through).
-pub(super) fn request_frame(req: &RunRequest) -> Option<Vec<u8>> {
+/// [`Marshal`]), or `None` for invocations answered without the guest.
+///
+/// # Errors
+/// [`RuntimeError::Instantiate`] for a string too long to frame (over 2 GiB).
+pub(super) fn request_frame(req: &RunRequest) -> Result<Option<Vec<u8>>, RuntimeError> {
     let (mode, code, path, module, argv): (_, _, _, _, Vec<&str>) = match &req.invocation {
         Invocation::Code { code, args } => (
             "code",
@@ -139,7 +141,7 @@ pub(super) fn request_frame(req: &RunRequest) -> Option<Vec<u8>> {
                 .chain(args.iter().map(String::as_str))
                 .collect(),
         ),
-        Invocation::Version | Invocation::Help => return None,
+        Invocation::Version | Invocation::Help => return Ok(None),
     };
     // A later value of the same name wins, as when a shell exports it again.
     let env: std::collections::BTreeMap<&str, &str> = req
@@ -147,23 +149,32 @@ pub(super) fn request_frame(req: &RunRequest) -> Option<Vec<u8>> {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    let mut m = Marshal::default();
-    m.dict_start();
-    m.key("mode")?.str(mode)?;
-    m.key("code")?.opt(code)?;
-    m.key("path")?.opt(path)?;
-    m.key("module")?.opt(module)?;
-    m.key("argv")?.list(&argv)?;
-    m.key("cwd")?.str(&req.cwd)?;
-    m.key("site")?
-        .list(&[layout::GUEST_SITE_LAYER, layout::GUEST_USER_SITE])?;
-    m.key("env")?.dict_start();
-    for (k, v) in env {
-        m.str(k)?.str(v)?;
-    }
-    m.dict_end();
-    m.dict_end();
-    Some(m.0)
+    let frame = || {
+        let mut m = Marshal::default();
+        m.dict_start();
+        m.key("mode")?.str(mode)?;
+        m.key("code")?.opt(code)?;
+        m.key("path")?.opt(path)?;
+        m.key("module")?.opt(module)?;
+        m.key("argv")?.list(&argv)?;
+        m.key("cwd")?.str(&req.cwd)?;
+        m.key("site")?
+            .list(&[layout::GUEST_SITE_LAYER, layout::GUEST_USER_SITE])?;
+        m.key("env")?.dict_start();
+        for (k, v) in &env {
+            m.str(k)?.str(v)?;
+        }
+        m.dict_end();
+        m.dict_end();
+        Some(m.0)
+    };
+    frame().map(Some).ok_or_else(|| {
+        RuntimeError::Instantiate(
+            "the command cannot be handed to the guest: a string in it (code, argument, \
+             folder or environment variable) is over 2 GiB"
+                .into(),
+        )
+    })
 }
 
 /// Python's `marshal` format for the few types a request holds: `str`, `None`, a list of
@@ -275,7 +286,7 @@ mod tests {
                 ("HOME", "/elsewhere"),
             ],
         );
-        let got = python_reads(&request_frame(&req).expect("a frame"));
+        let got = python_reads(&framed(&req));
         let want = serde_json::json!({
             "mode": "code",
             "code": code,
@@ -315,11 +326,31 @@ mod tests {
             ),
         ];
         for (invocation, want) in cases {
-            let got = python_reads(&request_frame(&request(invocation, &[])).expect("a frame"));
+            let got = python_reads(&framed(&request(invocation, &[])));
             let fields = ["mode", "code", "path", "module", "argv"].map(|k| got[k].clone());
             assert_eq!(serde_json::Value::from(fields.to_vec()), want);
             assert_eq!(got["env"], serde_json::json!({}));
         }
-        assert!(request_frame(&request(Invocation::Version, &[])).is_none());
+        assert!(
+            request_frame(&request(Invocation::Version, &[]))
+                .expect("no error")
+                .is_none()
+        );
+    }
+
+    fn framed(req: &RunRequest) -> Vec<u8> {
+        request_frame(req).expect("no error").expect("a frame")
+    }
+
+    #[test]
+    fn a_count_past_marshals_32_bits_is_refused_not_wrapped() {
+        let mut m = Marshal::default();
+        assert!(m.count(i32::MAX as usize).is_some());
+        assert!(m.count(1 << 31).is_none());
+        assert_eq!(
+            m.0,
+            i32::MAX.to_le_bytes(),
+            "nothing written for the refused count"
+        );
     }
 }
