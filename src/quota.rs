@@ -58,14 +58,20 @@ pub struct Quota {
 impl Quota {
     /// A quota over `dirs`, with the current usage measured now.
     pub fn new(dirs: Vec<Arc<LazyDir>>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
-        let q = Quota {
+        let q = Quota::empty(dirs, max_bytes, max_files);
+        q.refresh();
+        q
+    }
+
+    /// A quota over `dirs` that its caller knows to be empty (folders it just made, or
+    /// recycled ones checked empty when given back): nothing is walked.
+    pub(crate) fn empty(dirs: Vec<Arc<LazyDir>>, max_bytes: u64, max_files: u64) -> Arc<Quota> {
+        Arc::new(Quota {
             max_bytes,
             max_files,
             dirs,
             usage: Mutex::new(Usage::default()),
-        };
-        q.refresh();
-        Arc::new(q)
+        })
     }
 
     /// Re-measure what is on disk (walks the directories: call it off the async threads).

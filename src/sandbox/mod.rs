@@ -123,15 +123,17 @@ impl SandboxBuilder {
         self
     }
 
-    /// Create the sandbox. Measures what an existing workspace already holds against the quota
-    /// (a walk of its files).
+    /// Create the sandbox. Measures what a workspace given with [`Self::workspace`] already
+    /// holds against the quota (a walk of its files); a temporary one starts empty.
     ///
     /// # Errors
     /// [`SandboxError::Workspace`] when the temporary directories cannot be made.
     pub fn build(self) -> Result<Sandbox, SandboxError> {
-        let workspace = match self.workspace {
-            Some(ws) => ws,
-            None => Workspace::temporary()?,
+        // A temporary workspace is empty (made now, or recycled only when found empty), as
+        // are `/tmp` and `/root`: only a workspace the caller gave needs its files measured.
+        let (workspace, measure) = match self.workspace {
+            Some(ws) => (ws, true),
+            None => (Workspace::temporary()?, false),
         };
         // `/tmp` and `/root` are opened only when first used: most calls never touch them,
         // and each open folder is a file descriptor (see `LazyDir`).
@@ -141,15 +143,16 @@ impl SandboxBuilder {
             workspace.shared_dir(),
             workspace.host_path(),
         ));
-        let quota = Quota::new(
-            vec![
-                workspace_dir.clone(),
-                scratch.dir().clone(),
-                home.dir().clone(),
-            ],
-            self.disk_quota,
-            self.max_files,
-        );
+        let dirs = vec![
+            workspace_dir.clone(),
+            scratch.dir().clone(),
+            home.dir().clone(),
+        ];
+        let quota = if measure {
+            Quota::new(dirs, self.disk_quota, self.max_files)
+        } else {
+            Quota::empty(dirs, self.disk_quota, self.max_files)
+        };
         Ok(Sandbox {
             runtime: self.runtime,
             workspace,

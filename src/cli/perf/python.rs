@@ -84,7 +84,8 @@ fn numpy_call_rows<F: FnMut() -> anyhow::Result<Duration>>(
         );
         return Ok(());
     }
-    let native = repeat(n.min(10), || {
+    // The native process varies most (its `import numpy` loads some 160 modules): more runs.
+    let native = repeat(n.min(20), || {
         first_output(Command::new(&args.native_python).args(["-c", CALL]))
     })?;
     rows.push((
@@ -93,7 +94,7 @@ fn numpy_call_rows<F: FnMut() -> anyhow::Result<Duration>>(
         native,
         None,
     ));
-    let ours = repeat(n.min(10), in_process(CALL))?;
+    let ours = repeat(n, in_process(CALL))?;
     rows.push((
         "in-process fresh sandbox + the same numpy call".into(),
         ours,
