@@ -208,7 +208,11 @@ async fn serve(
         let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let reply = responder(&request);
         lock(seen).push(request);
-        tokio::time::sleep(reply.delay).await;
+        // A zero delay answers at once: tokio's timer rounds a deadline up to its next
+        // millisecond tick, so even `sleep(0)` would add up to a millisecond to every reply.
+        if !reply.delay.is_zero() {
+            tokio::time::sleep(reply.delay).await;
+        }
         let mut head = format!(
             "HTTP/1.1 {} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
             reply.status,
