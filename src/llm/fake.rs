@@ -209,7 +209,7 @@ async fn serve(
         let reply = responder(&request);
         lock(seen).push(request);
         // A zero delay answers at once: tokio's timer rounds a deadline up to its next
-        // millisecond tick, so even `sleep(0)` would add up to a millisecond to every reply.
+        // millisecond tick, so even `sleep(0)` added about a millisecond to every reply.
         if !reply.delay.is_zero() {
             tokio::time::sleep(reply.delay).await;
         }

@@ -2012,10 +2012,9 @@ impl PackedFuncRefs {
 
     /// The place of `key`'s reference: the one it already has, or a new one.
     fn slot(&mut self, key: u32) -> NonNull<VMFuncRef> {
-        // Defined function indices are below `u32::MAX` (it is the reserved value), so the
-        // tag never wraps to the free mark.
-        debug_assert!(key != u32::MAX);
-        let tag = key.wrapping_add(1);
+        // A tag of 0 would be taken for a free entry.
+        assert!(key != u32::MAX, "function index out of range");
+        let tag = key + 1;
         self.reserve_one();
         let i = Self::probe(&self.index, tag);
         if self.index[i].0 == tag {
