@@ -41,8 +41,8 @@ fn iovec_bytes(memory: &[u8], iovs: i32, count: i32) -> Option<u64> {
     )
 }
 
-/// Note that the call may change what is on disk: the quota is re-measured after it. Set before
-/// the operation, whether it then succeeds or not.
+/// Note that the call may change what is on disk: the quota is re-measured after it, whether
+/// the operation succeeded or not.
 fn touch(caller: &mut Caller<'_, GuestState>) {
     caller.data_mut().touched_disk = true;
 }
@@ -87,9 +87,6 @@ async fn guarded_write(
     offset: Option<i64>,
 ) -> wasmtime::Result<i32> {
     let quota = caller.data().quota.clone();
-    if fd > 2 {
-        touch(caller);
-    }
     let (wasi, mut memory) = wasi_and_memory(caller)?;
     let want = quota
         .as_ref()
@@ -112,7 +109,8 @@ async fn guarded_write(
         }
         charged = Some((q, want));
     }
-    let file_write = charged.is_some();
+    // Any descriptor past stdio, or stdio that is a file (both charged when there is a quota).
+    let file_write = fd > 2 || charged.is_some();
     let errno = match offset {
         None => p1::fd_write(wasi, &mut memory, fd, iovs, count, nwritten).await?,
         Some(off) => p1::fd_pwrite(wasi, &mut memory, fd, iovs, count, off, nwritten).await?,

@@ -143,16 +143,18 @@ impl SandboxBuilder {
             workspace.shared_dir(),
             workspace.host_path(),
         ));
-        let dirs = vec![
-            workspace_dir.clone(),
-            scratch.dir().clone(),
-            home.dir().clone(),
-        ];
-        let quota = if measure {
-            Quota::new(dirs, self.disk_quota, self.max_files)
-        } else {
-            Quota::empty(dirs, self.disk_quota, self.max_files)
-        };
+        let quota = Quota::empty(
+            vec![
+                workspace_dir.clone(),
+                scratch.dir().clone(),
+                home.dir().clone(),
+            ],
+            self.disk_quota,
+            self.max_files,
+        );
+        if measure {
+            quota.refresh();
+        }
         Ok(Sandbox {
             runtime: self.runtime,
             workspace,
