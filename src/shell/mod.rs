@@ -57,13 +57,50 @@ fn allowlist(policy: &NetworkPolicy) -> NetworkAllowlist {
     list.block_private_ips(false)
 }
 
+/// What one level of shell function recursion costs the host, at most: the interpreter's
+/// frames for a call (moved to heap stack segments past the thread's stack), its call frame
+/// and its copy of the positional parameters. The depth limit is the memory limit over this.
+pub const FUNCTION_LEVEL_BYTES: u64 = 64 << 10;
+
+/// bashkit's limits for a shell in a sandbox with `memory` bytes: no cap of bashkit's own on
+/// data, lines, loop iterations or commands; what a call holds at once (pipe buffers, captured
+/// output, collected input, variables, arrays) and how deep functions nest are bounded by the
+/// sandbox's memory limit, and the call by its deadline (docs/shell.md lists every limit).
+fn shell_limits(memory: u64, timeout: Duration) -> (ExecutionLimits, bashkit::MemoryLimits) {
+    let bytes = usize::try_from(memory).unwrap_or(usize::MAX);
+    let depth = usize::try_from(memory / FUNCTION_LEVEL_BYTES).unwrap_or(usize::MAX);
+    let limits = ExecutionLimits::new()
+        .max_commands(usize::MAX)
+        .max_loop_iterations(usize::MAX)
+        .max_total_loop_iterations(usize::MAX)
+        .max_work_units(u64::MAX)
+        .max_aggregate_input_bytes(u64::MAX)
+        .max_live_intermediate_bytes(memory)
+        .max_word_split_fields(usize::MAX)
+        .max_word_split_bytes(bytes)
+        .max_function_depth(depth.max(1))
+        .timeout(timeout)
+        .max_stdout_bytes(bytes)
+        .max_stderr_bytes(bytes);
+    // Variables: bytes are charged as they are set; a count costs at least ~64 bytes each.
+    let memory_limits = bashkit::MemoryLimits::new()
+        .max_total_variable_bytes(bytes)
+        .max_variable_count(bytes / 64)
+        .max_array_entries(bytes / 64)
+        .max_function_count(bytes / 1024)
+        .max_function_body_bytes(bytes);
+    (limits, memory_limits)
+}
+
 /// Settings of one shell. Defaults match the reference system where it has one. The disk quota
 /// and the network policy are the sandbox's ([`Sandbox::quota`], [`Sandbox::network`]).
 #[derive(Debug, Clone)]
 pub struct ShellSettings {
     /// Wall-clock limit per `exec` call. Default 120 s.
     pub timeout: Duration,
-    /// Bytes kept per stream per call. Default 8 MiB.
+    /// Bytes of each stream kept from a call that a limit or error ended (its partial
+    /// output). Default 8 MiB. A call that completes keeps all its output (bounded by the
+    /// sandbox's memory); only the model's observation is cut, as the reference cuts it.
     pub max_output_bytes: usize,
 }
 
@@ -202,17 +239,13 @@ impl Shell {
         Shell::at_depth(sandbox, settings, 0)
     }
 
-    /// bashkit's builder with the shell's identity, working directory, limits (only the
-    /// settings' timeout and output caps), network and environment; no builtins of ours yet.
+    /// bashkit's builder with the shell's identity, working directory, limits (the
+    /// settings' timeout and the sandbox's memory, see [`shell_limits`]), network and
+    /// environment; no builtins of ours yet.
     fn base_builder(sandbox: &Sandbox, settings: &ShellSettings) -> BashBuilder {
-        let limits = ExecutionLimits::new()
-            .max_commands(usize::MAX)
-            .max_loop_iterations(usize::MAX)
-            .max_total_loop_iterations(usize::MAX)
-            .timeout(settings.timeout)
-            .max_stdout_bytes(settings.max_output_bytes)
-            .max_stderr_bytes(settings.max_output_bytes);
+        let (limits, memory) = shell_limits(sandbox.limits().memory_bytes, settings.timeout);
         let mut b = Bash::builder()
+            .memory_limits(memory)
             .username("root")
             .hostname("sandbox")
             .cwd(GUEST_WORKSPACE)

@@ -29,4 +29,5 @@ mod reference;
 mod serve;
 mod setup;
 mod shell;
+mod shell_data;
 mod view;

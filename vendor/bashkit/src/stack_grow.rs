@@ -1,0 +1,35 @@
+//! Deep shell recursion on a small host stack.
+//!
+//! A shell function call nests the interpreter's poll frames once per level, so a recursive
+//! function 10,000 deep needs far more than a 2 MiB thread stack. [`grow`] wraps a future so
+//! that each poll that reaches it with little stack left runs on a fresh heap segment
+//! (`stacker`), freed when the poll returns. Depth is then bounded by the function-depth limit
+//! the embedder derives from its memory budget, not by the thread's stack.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// Stack left below which a poll moves to a new segment.
+const RED_ZONE: usize = 256 * 1024;
+/// Size of each new segment.
+const SEGMENT: usize = 4 * 1024 * 1024;
+
+/// `inner`, polled on a new stack segment whenever the current one runs low.
+pub(crate) fn grow<F: Future>(inner: F) -> Grow<F> {
+    Grow { inner }
+}
+
+pub(crate) struct Grow<F> {
+    inner: F,
+}
+
+impl<F: Future> Future for Grow<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `inner` is structurally pinned: it is never moved out of `self`.
+        let inner = unsafe { self.map_unchecked_mut(|s| &mut s.inner) };
+        stacker::maybe_grow(RED_ZONE, SEGMENT, move || inner.poll(cx))
+    }
+}
