@@ -122,8 +122,8 @@ pub fn check_path_shape(path: &Path) -> std::io::Result<()> {
 }
 
 /// Read a guest file into memory, at most `limit` bytes: a file that claims or turns out to be
-/// larger fails with `FileTooLarge` before anything large is reserved. Never trusts the size
-/// the file reports for the allocation.
+/// larger fails with `FileTooLarge` before anything is reserved; what is reserved is the size
+/// the file reports, once checked against `limit`.
 ///
 /// # Errors
 /// The OS error; `FileTooLarge` past `limit`; `IsADirectory` for a folder.
@@ -146,7 +146,9 @@ pub fn read_capped(dir: &cap_std::fs::Dir, rel: &Path, limit: u64) -> std::io::R
     if len > limit {
         return Err(too_large(len));
     }
-    let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 20));
+    // The reported size is at most `limit` here, so reserving it is bounded; reading into one
+    // allocation of the right size avoids copying a large file again at every doubling.
+    let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
     f.take(limit.saturating_add(1)).read_to_end(&mut out)?;
     if out.len() as u64 > limit {
         return Err(too_large(out.len() as u64));

@@ -22,12 +22,19 @@ pub struct CapFs {
     /// Opened on first use (a sandbox's `/tmp` and `/root`): mounting it opens nothing.
     dir: Arc<LazyDir>,
     quota: Arc<Quota>,
+    /// The most bytes one read brings into memory: the sandbox's memory limit.
+    read_limit: u64,
 }
 
 impl CapFs {
-    /// A backend over `dir`, charging writes to `quota`.
-    pub fn new(dir: Arc<LazyDir>, quota: Arc<Quota>) -> CapFs {
-        CapFs { dir, quota }
+    /// A backend over `dir`, charging writes to `quota`; a file larger than `read_limit`
+    /// (the sandbox's memory limit) cannot be read whole.
+    pub fn new(dir: Arc<LazyDir>, quota: Arc<Quota>, read_limit: u64) -> CapFs {
+        CapFs {
+            dir,
+            quota,
+            read_limit,
+        }
     }
 
     /// The directory, opened now if nothing used it yet.
@@ -146,9 +153,10 @@ impl CapFs {
 #[bashkit::async_trait]
 impl FsBackend for CapFs {
     async fn read(&self, path: &Path) -> bashkit::Result<Vec<u8>> {
-        // Bounded: a guest file may claim any size (a sparse file costs nothing on disk).
-        crate::fsutil::read_capped(self.dir()?, &rel(path), crate::fsutil::GUEST_READ_LIMIT)
-            .map_err(err)
+        // Bounded by the memory limit, not a fixed size: a model's data file of hundreds of
+        // MB reads as in bash, and a file that claims more (a sparse file costs nothing on
+        // disk) fails clearly.
+        crate::fsutil::read_capped(self.dir()?, &rel(path), self.read_limit).map_err(err)
     }
 
     async fn write(&self, path: &Path, content: &[u8]) -> bashkit::Result<()> {

@@ -319,8 +319,9 @@ impl Shell {
             python: stop,
             stopped: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         };
+        let memory = sandbox.limits().memory_bytes;
         let mount = |path: &'static str, dir: Arc<crate::lazy_dir::LazyDir>| {
-            let fs = PosixFs::new(CapFs::new(dir, quota.clone()));
+            let fs = PosixFs::new(CapFs::new(dir, quota.clone(), memory));
             bash.mount(path, Arc::new(fs))
                 .map_err(|e| ShellError::Mount {
                     path,
@@ -555,6 +556,23 @@ impl Shell {
         duration: Duration,
     ) -> CommandResult {
         match run {
+            // Output past the memory limit was cut: an error, never exit 0 with part of it.
+            Ok(r) if r.stdout_truncated || r.stderr_truncated => {
+                let why = format!(
+                    "the call's output passed the sandbox's memory limit ({} MiB) and was cut",
+                    self.sandbox.limits().memory_bytes >> 20
+                );
+                let mut stderr = r.stderr.text_lossy().into_owned();
+                stderr.push_str(&format!("bash: {why}\n"));
+                CommandResult {
+                    exit_code: 1,
+                    stdout: r.stdout.text_lossy().into_owned(),
+                    stderr,
+                    outcome: CommandOutcome::LimitExceeded(why),
+                    duration,
+                    timeout: self.settings.timeout,
+                }
+            }
             Ok(r) => CommandResult {
                 exit_code: r.exit_code,
                 stdout: r.stdout.text_lossy().into_owned(),
@@ -576,6 +594,18 @@ impl Shell {
                     }
                     other => {
                         stderr.push_str(&format!("bash: {other}\n"));
+                        if let bashkit::Error::ResourceLimit(
+                            bashkit::LimitExceeded::ExecutionBudget(
+                                bashkit::ExecutionBudgetExceeded::LiveBytes { limit, .. },
+                            ),
+                        ) = other
+                        {
+                            stderr.push_str(&format!(
+                                "bash: the command held more data at once than the sandbox's \
+                                 memory limit allows ({} MiB)\n",
+                                limit >> 20
+                            ));
+                        }
                         (1, CommandOutcome::LimitExceeded(other.to_string()))
                     }
                 };

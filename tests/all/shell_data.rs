@@ -69,7 +69,24 @@ fn data_files(scale: usize) -> Vec<(&'static str, Vec<u8>)> {
             rng.next() % 7
         ));
     }
+    let accented = [
+        "café",
+        "naïve",
+        "über",
+        "straße",
+        "résumé",
+        "ελληνικά",
+        "año",
+        "déjà vu",
+    ];
+    let mut unicode = String::new();
+    for i in 0..100_000 * scale {
+        let a = accented[(rng.next() % accented.len() as u64) as usize];
+        let b = WORDS[(rng.next() % WORDS.len() as u64) as usize];
+        unicode.push_str(&format!("{a} {b} {i}  {a}\n"));
+    }
     vec![
+        ("unicode.txt", unicode.into_bytes()),
         ("nums.txt", nums.into_bytes()),
         ("words.txt", words.into_bytes()),
         ("log.txt", log.into_bytes()),
@@ -103,6 +120,9 @@ const CASES: &[&str] = &[
     "cat nums.txt | wc -l",
     "cat log.txt | wc -c",
     "wc -w words.txt",
+    "cat unicode.txt | wc -l -w -m",
+    "cat unicode.txt | wc -L",
+    "cat unicode.txt | head -n 54321 | wc -m",
     // Sorting and counting.
     "sort -n nums.txt | head -5",
     "sort -n nums.txt | tail -5",
@@ -263,6 +283,95 @@ async fn data_commands_match_bash_and_coreutils() {
     );
 }
 
+/// Runs `script` in `llm-in-sandbox exec --bash` and returns its stdout, exit status and the
+/// process's peak resident memory, bytes. The binary is started by a small `python3` that
+/// reports its child's `ru_maxrss`: a child of this test process would be counted with the
+/// pages it shared with us before its `exec` (the loaded runtime, gigabytes).
+fn exec_peak_rss(script: &str) -> (String, i32, u64) {
+    const REPORT: &str = "import resource, subprocess, sys\n\
+        r = subprocess.run(sys.argv[1:])\n\
+        sys.stderr.write('maxrss=%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n\
+        sys.exit(r.returncode)\n";
+    // The tests' cache must be ready, so the binary never races them to compile.
+    crate::common::runtime();
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            REPORT,
+            env!("CARGO_BIN_EXE_llm-in-sandbox"),
+            "exec",
+            "--bash",
+            script,
+        ])
+        .env_remove("LLM_IN_SANDBOX_WITH")
+        .env("LLM_IN_SANDBOX_CACHE", crate::common::cache_root())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("python3 and llm-in-sandbox");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let kib = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("maxrss="))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no maxrss in {stderr}"));
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+        kib << 10,
+    )
+}
+
+/// 300 MB through a pipeline: the stages stream through bounded buffers, so the process's
+/// peak resident memory stays within 64 MiB of the same pipeline over 1,000 lines; and a
+/// function level costs less than the depth limit assumes (`FUNCTION_LEVEL_BYTES`). Each
+/// figure is a separate process measured in the same run, after a first process has made
+/// whatever the command caches. Prints the figures.
+#[test]
+fn a_300_mb_pipeline_holds_a_few_mb() {
+    // The first run may make the runtime's snapshot for the command line (gigabytes at peak):
+    // it warms the cache and is not measured.
+    let (_, code, _) = exec_peak_rss("seq 1 1000 | wc -l");
+    assert_eq!(code, 0);
+    let (_, code, base) = exec_peak_rss("seq 1 1000 | wc -l");
+    assert_eq!(code, 0);
+    eprintln!("seq 1 1000 | wc -l: peak RSS {} MiB", base >> 20);
+    for (script, want) in [
+        (
+            "yes 0123456789abcdef | head -c 300000000 | wc -c",
+            "300000000\n",
+        ),
+        ("cat /dev/zero | head -c 300000000 | wc -c", "300000000\n"),
+        ("seq 1 34000000 | wc -l", "34000000\n"),
+    ] {
+        let (stdout, code, peak) = exec_peak_rss(script);
+        let grew = peak.saturating_sub(base);
+        eprintln!(
+            "{script}: peak RSS {} MiB, {} MiB over the 1,000-line pipeline's",
+            peak >> 20,
+            grew >> 20
+        );
+        assert_eq!((stdout.as_str(), code), (want, 0), "{script}");
+        assert!(
+            grew < 64 << 20,
+            "{script}: peak RSS {} MiB over the small pipeline's (64 MiB allowed)",
+            grew >> 20
+        );
+    }
+    const LEVELS: u64 = 5_000;
+    let (stdout, code, peak) = exec_peak_rss(&format!(
+        "f() {{ if [ $1 -eq 0 ]; then echo bottom; return 0; fi; f $(( $1 - 1 )); }}; f {LEVELS}"
+    ));
+    assert_eq!((stdout.as_str(), code), ("bottom\n", 0));
+    let per_level = peak.saturating_sub(base) / LEVELS;
+    eprintln!(
+        "recursion {LEVELS} deep: peak RSS {} MiB, {} KiB a level (the depth limit assumes {} KiB)",
+        peak >> 20,
+        per_level >> 10,
+        llm_in_sandbox::shell::FUNCTION_LEVEL_BYTES >> 10
+    );
+    assert!(per_level < llm_in_sandbox::shell::FUNCTION_LEVEL_BYTES);
+}
+
 /// A recursive function 10,000 deep answers as bash does; one past the memory limit ends
 /// with a clear error and a non-zero status, and the shell still works after it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -297,4 +406,63 @@ async fn recursion_goes_deep_and_stops_at_the_memory_limit() {
     assert!(!r.stdout.contains("after=0"), "{}", r.stdout);
     let r = sh.exec("echo still here").await.expect("shell");
     assert_eq!(r.stdout, "still here\n");
+}
+
+/// What passes the memory limit is an error with a non-zero status that names the limit, never
+/// exit 0 with part of the data; the shell works after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn data_past_the_memory_limit_is_an_error_not_a_cut() {
+    let mut sh = Shell::new(
+        Arc::new(sandbox_in(|b| {
+            b.limits(llm_in_sandbox::runtime::Limits {
+                memory_bytes: 64 << 20,
+                ..llm_in_sandbox::runtime::Limits::default()
+            })
+        })),
+        ShellSettings::default(),
+    )
+    .expect("shell");
+    for script in [
+        "x=$(yes); echo \"got ${#x}\"",
+        "x=$(seq 1 20000000); echo \"got ${#x}\"",
+        "seq 1 20000000 | tail -1",
+        "f() { echo $(( $1 + $(f $(( $1 + 1 ))) )); }; f 1",
+    ] {
+        let r = sh.exec(script).await.expect("shell");
+        assert_ne!(r.exit_code, 0, "{script}: {r:?}");
+        assert!(!r.stdout.contains("got"), "{script}: {}", r.stdout);
+        assert!(
+            r.stderr.contains("memory limit allows (64 MiB)")
+                || r.stderr
+                    .contains("maximum command substitution depth exceeded"),
+            "{script}: {}",
+            r.stderr
+        );
+    }
+    let r = sh.exec("seq 3 | wc -l").await.expect("shell");
+    assert_eq!(r.stdout, "3\n");
+}
+
+/// A data file past the old fixed 128 MiB read limit is read whole, as in bash (the bound is
+/// the sandbox's memory limit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_150_mb_file_is_read_whole() {
+    let sb = sandbox_in(|b| b.disk_quota(1 << 30));
+    let line = "0123456789 abcdefghij ABCDEFGHIJ 0123456789 abcdefghij ABCDEFGHIJ\n";
+    let lines = 150_000_000 / line.len();
+    sb.workspace()
+        .write("big.txt", line.repeat(lines))
+        .expect("write");
+    let mut sh = Shell::new(Arc::new(sb), ShellSettings::default()).expect("shell");
+    let r = sh
+        .exec("wc -l big.txt; grep -c abc big.txt; sort -u big.txt | wc -l")
+        .await
+        .expect("shell");
+    assert_eq!(
+        r.stdout,
+        format!("{lines} big.txt\n{lines}\n1\n"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.exit_code, 0, "{}", r.stderr);
 }

@@ -52,6 +52,7 @@ mod packages;
 mod phases;
 mod python;
 mod shell;
+mod shell_data;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -159,6 +160,14 @@ pub struct PerfArgs {
     /// baseline is skipped and stderr says so.
     #[arg(long, value_name = "PROGRAM", requires = "serve")]
     aiohttp_python: Option<String>,
+    /// Only the shell's data pipelines (sort -n of 2 million lines, grep and wc over 50 MB,
+    /// sed -i on 25 MB, tr over 300 MB, ...) against the host's `bash -c` and coreutils over
+    /// the same files, each --shell-data-runs times; fails when an output differs.
+    #[arg(long)]
+    shell_data: bool,
+    /// Runs per side and pipeline for --shell-data (the median is reported).
+    #[arg(long, default_value_t = 3, value_name = "N", requires = "shell_data")]
+    shell_data_runs: usize,
 }
 
 pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
@@ -175,6 +184,9 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     };
     let runtime = global.load_runtime_for(concurrent)?;
     let rt = tokio_runtime()?;
+    if args.shell_data {
+        return shell_data::run(&rt, &runtime, args.shell_data_runs.max(1));
+    }
     if args.packages_corpus {
         return corpus::run(&runtime, &rt, args.corpus.as_deref(), args.sample);
     }

@@ -273,17 +273,26 @@ fn select_range(
     &data[byte(start)..byte(end)]
 }
 
-/// Writes the first `n` units of `first`, then of `input` or `device`, to `out`; 141 when the
-/// reader goes away first.
-async fn stream_first(
+/// Where [`copy_first`] puts what it selects.
+enum FirstSink<'a> {
+    /// The next pipeline stage, as it comes.
+    Stage(&'a super::StdoutStream),
+    /// Kept for this command's own output, charged to the request's memory budget.
+    Keep(crate::limits::BudgetedBytes),
+}
+
+/// Copies the first `n` units of `pending`, then of `input` or `device`, to `sink`, reading
+/// piece by piece and stopping once it has them (which ends a pipeline producer with SIGPIPE,
+/// as in bash). False when the next stage went away first.
+async fn copy_first(
     ctx: &Context<'_>,
-    out: &super::StdoutStream,
+    sink: &mut FirstSink<'_>,
     mut pending: Vec<u8>,
     input: Option<super::StdinStream>,
     device: Option<fn(&mut [u8]) -> Result<()>>,
     n: usize,
     unit: Unit,
-) -> Result<ExecResult> {
+) -> Result<bool> {
     let mut left = n;
     while left > 0 {
         let chunk = if !pending.is_empty() {
@@ -303,29 +312,58 @@ async fn stream_first(
         };
         let take = match unit {
             Unit::Bytes => chunk.len().min(left),
-            Unit::Lines => {
-                let mut end = chunk.len();
-                let mut seen = 0;
-                for (i, _) in chunk.iter().enumerate().filter(|(_, b)| **b == b'\n') {
-                    seen += 1;
-                    if seen == left {
-                        end = i + 1;
-                        break;
-                    }
-                }
-                end
-            }
+            Unit::Lines => chunk
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .nth(left - 1)
+                .map_or(chunk.len(), |(i, _)| i + 1),
         };
         left -= match unit {
             Unit::Bytes => take,
             Unit::Lines => chunk[..take].iter().filter(|&&b| b == b'\n').count(),
         };
         ctx.consume_budget_work(1)?;
-        if !out.write(&chunk[..take]).await? {
-            return Ok(ExecResult::with_code("", 141));
+        match sink {
+            FirstSink::Stage(out) => {
+                if !out.write(&chunk[..take]).await? {
+                    return Ok(false);
+                }
+            }
+            FirstSink::Keep(kept) => kept.try_extend_from_slice(&chunk[..take])?,
         }
     }
-    Ok(ExecResult::ok(String::new()))
+    Ok(true)
+}
+
+/// An operand's bytes: already the selection, or a file or all of stdin to select from.
+enum Selected {
+    All(Vec<u8>),
+    File(Vec<u8>),
+    Stdin(super::CollectedInput),
+}
+
+/// Where `head` reads `file` piece by piece: buffered stdin and a pipeline's stdin for `-`,
+/// or an endless device (`/dev/zero`, `/dev/urandom`).
+#[allow(clippy::type_complexity)]
+fn first_sources(
+    ctx: &Context<'_>,
+    file: &str,
+) -> (
+    Vec<u8>,
+    Option<super::StdinStream>,
+    Option<fn(&mut [u8]) -> Result<()>>,
+) {
+    if file == "-" {
+        let pending = ctx.stdin.map(|s| s.as_bytes().to_vec()).unwrap_or_default();
+        return (pending, ctx.stdin_stream(), None);
+    }
+    let path = if file.starts_with('/') {
+        std::path::PathBuf::from(file)
+    } else {
+        vfs_join(ctx.cwd, file)
+    };
+    (Vec::new(), None, super::endless_device(&path))
 }
 
 /// Shared head/tail driver.
@@ -346,20 +384,15 @@ async fn run(cmd: &str, ctx: Context<'_>) -> Result<ExecResult> {
         (ctx.stdout_stream(), opts.selection, opts.files.as_slice())
         && opts.headers != Headers::Always
     {
-        let path = if file.starts_with('/') {
-            std::path::PathBuf::from(file)
-        } else {
-            vfs_join(ctx.cwd, file)
-        };
-        let device = super::endless_device(&path);
-        let input = if file == "-" { ctx.stdin_stream() } else { None };
-        if device.is_some() || input.is_some() {
-            let first = if file == "-" {
-                ctx.stdin.map(|s| s.as_bytes().to_vec()).unwrap_or_default()
+        let (pending, input, device) = first_sources(&ctx, file);
+        if input.is_some() || device.is_some() {
+            let mut sink = FirstSink::Stage(&out);
+            let code = if copy_first(&ctx, &mut sink, pending, input, device, n, opts.unit).await? {
+                0
             } else {
-                Vec::new()
+                141
             };
-            return stream_first(&ctx, &out, first, input, device, n, opts.unit).await;
+            return Ok(ExecResult::with_code("", code));
         }
     }
 
@@ -372,71 +405,34 @@ async fn run(cmd: &str, ctx: Context<'_>) -> Result<ExecResult> {
     };
     let mut printed_any = false;
     for file in &opts.files {
-        let data = if file == "-" {
-            let mut data = ctx
-                .stdin
-                .as_ref()
-                .map(|s| s.as_bytes().to_vec())
-                .unwrap_or_default();
-            if let Some(input) = ctx.stdin_stream() {
-                // A pipeline's stdin: `head -n N` stops reading once it has N units, which
-                // ends its producer (SIGPIPE) as in bash; anything else reads to the end.
-                let first = match opts.selection {
-                    Selection::First(n) => Some(n),
-                    _ => None,
-                };
-                let units = |bytes: &[u8]| match opts.unit {
-                    Unit::Bytes => bytes.len(),
-                    Unit::Lines => bytes.iter().filter(|&&b| b == b'\n').count(),
-                };
-                let mut have = units(&data);
-                while first.is_none_or(|n| have < n) {
-                    let chunk = input.read().await?;
-                    if chunk.is_empty() {
-                        break;
-                    }
-                    have += units(&chunk);
-                    data.extend_from_slice(&chunk);
-                }
+        let (pending, input, device) = first_sources(&ctx, file);
+        // A pipeline's stdin or an endless device: read piece by piece, and for `head -n N`
+        // only as far as needed.
+        let streamed = input.is_some() || device.is_some();
+        let data = if let (true, Selection::First(n)) = (streamed, opts.selection) {
+            let budget = ctx.shell.as_ref().map(|s| s.execution_budget);
+            let mut sink = FirstSink::Keep(crate::limits::BudgetedBytes::new(budget)?);
+            copy_first(&ctx, &mut sink, pending, input, device, n, opts.unit).await?;
+            match sink {
+                FirstSink::Keep(kept) => Selected::All(kept.into_parts().0),
+                FirstSink::Stage(_) => Selected::All(Vec::new()),
             }
-            data
+        } else if file == "-" {
+            // Everything, charged to the memory budget (`tail`, `head -n -N`).
+            Selected::Stdin(ctx.stdin_to_end().await?)
         } else {
             let path = if file.starts_with('/') {
                 std::path::PathBuf::from(file)
             } else {
                 vfs_join(ctx.cwd, file)
             };
-            let device = super::endless_device(&path);
-            if let (Some(fill), Selection::First(n)) = (device, opts.selection) {
-                // `head -c N /dev/urandom`: N bytes (or N lines) read piece by piece.
-                let mut data = Vec::new();
-                let mut have = 0;
-                let mut buf = vec![0u8; 4096];
-                while have < n {
-                    ctx.consume_budget_work(1)?;
-                    fill(&mut buf)?;
-                    match opts.unit {
-                        Unit::Bytes => {
-                            let take = (n - have).min(buf.len());
-                            data.extend_from_slice(&buf[..take]);
-                            have += take;
-                        }
-                        Unit::Lines => {
-                            data.extend_from_slice(&buf);
-                            have += buf.iter().filter(|&&b| b == b'\n').count();
-                        }
-                    }
-                }
-                data
-            } else {
             match ctx.fs.read_file(&path).await {
-                Ok(content) => content,
+                Ok(content) => Selected::File(content),
                 Err(e) => {
                     let reason = crate::error::io_error_reason(&e);
                     stderr.push_str(&format!("{cmd}: {file}: {reason}\n"));
                     continue;
                 }
-            }
             }
         };
         if multiple_files {
@@ -447,7 +443,13 @@ async fn run(cmd: &str, ctx: Context<'_>) -> Result<ExecResult> {
             out.extend_from_slice(format!("==> {name} <==\n").as_bytes());
         }
         printed_any = true;
-        out.extend_from_slice(select(&data, opts.selection, opts.unit));
+        match &data {
+            Selected::All(bytes) => out.extend_from_slice(bytes),
+            Selected::File(bytes) => out.extend_from_slice(select(bytes, opts.selection, opts.unit)),
+            Selected::Stdin(input) => {
+                out.extend_from_slice(select(input.as_bytes(), opts.selection, opts.unit))
+            }
+        }
     }
 
     let mut result = ExecResult::ok_bytes(out);

@@ -31,6 +31,11 @@ struct WcFlags {
 }
 
 impl WcFlags {
+    /// Whether a requested count needs the input decoded (words, characters, longest line).
+    fn needs_text(&self) -> bool {
+        self.words || self.chars || self.max_line_length
+    }
+
     #[allow(clippy::result_large_err)]
     fn parse(args: &[String]) -> std::result::Result<Self, ExecResult> {
         let mut lines = false;
@@ -133,7 +138,10 @@ impl Builtin for Wc {
             // Read from stdin
             let streamed = match ctx.stdin_stream() {
                 Some(input) => {
-                    let mut counts = StreamCounts::default();
+                    let mut counts = StreamCounts {
+                        lines_only: !flags.needs_text(),
+                        ..StreamCounts::default()
+                    };
                     counts.feed(ctx.stdin.map_or(&[][..], |s| s.as_bytes()));
                     loop {
                         let chunk = input.read().await?;
@@ -144,7 +152,9 @@ impl Builtin for Wc {
                     }
                     Some(counts.finish())
                 }
-                None => ctx.stdin.map(|stdin| count_data(stdin.as_bytes())),
+                None => ctx
+                    .stdin
+                    .map(|stdin| count_data(stdin.as_bytes(), flags.needs_text())),
             };
             if let Some(counts) = streamed {
                 // Real bash: no padding for single-value stdin, padded for multiple values
@@ -168,7 +178,8 @@ impl Builtin for Wc {
                     .is_ok_and(|m| m.file_type.is_file());
                 match read_stream_file(&*ctx.fs, &path, "wc").await {
                     Ok(data) => {
-                        counted.push((count_data(data.as_bytes()), regular && *file != "-"))
+                        let counts = count_data(data.as_bytes(), flags.needs_text());
+                        counted.push((counts, regular && *file != "-"))
                     }
                     Err(e) => return Ok(e),
                 }
@@ -217,52 +228,122 @@ struct TextCounts {
     max_line_length: usize,
 }
 
-/// Counts of input read in pieces (a pipeline's stdin): whole lines are counted as they
-/// come, so what is held is at most one line, not the whole input.
+/// Counts of input read in pieces (a pipeline's stdin), as [`count_data`] counts the whole:
+/// nothing is held but an incomplete UTF-8 sequence at a piece's end.
 #[derive(Default)]
 struct StreamCounts {
-    total: Option<TextCounts>,
-    partial: Vec<u8>,
+    lines: usize,
+    words: usize,
+    bytes: usize,
+    chars: usize,
+    max_line_length: usize,
+    /// Characters of the current line so far.
+    line_chars: usize,
+    in_word: bool,
+    last_cr: bool,
+    /// Only lines and bytes were asked for: no decoding.
+    lines_only: bool,
+    /// Some input was not UTF-8: then every byte counts as a character, as in `count_data`.
+    invalid: bool,
+    carry: Vec<u8>,
 }
 
 impl StreamCounts {
     fn feed(&mut self, chunk: &[u8]) {
-        match chunk.iter().rposition(|&b| b == b'\n') {
-            Some(end) => {
-                self.partial.extend_from_slice(&chunk[..=end]);
-                let lines = std::mem::take(&mut self.partial);
-                self.add(count_data(&lines));
-                self.partial.extend_from_slice(&chunk[end + 1..]);
+        self.bytes += chunk.len();
+        if self.lines_only {
+            self.lines += chunk.iter().filter(|&&b| b == b'\n').count();
+            return;
+        }
+        let mut rest: Vec<u8> = std::mem::take(&mut self.carry);
+        rest.extend_from_slice(chunk);
+        let mut bytes = rest.as_slice();
+        while !bytes.is_empty() {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    self.text(text);
+                    break;
+                }
+                Err(e) => {
+                    let (valid, after) = bytes.split_at(e.valid_up_to());
+                    // `valid_up_to` marks a valid prefix, so this never falls back.
+                    self.text(std::str::from_utf8(valid).unwrap_or_default());
+                    match e.error_len() {
+                        // An incomplete sequence at the end: wait for the next piece.
+                        None => {
+                            self.carry = after.to_vec();
+                            break;
+                        }
+                        // An invalid sequence reads as one replacement character.
+                        Some(n) => {
+                            self.invalid = true;
+                            self.text("\u{FFFD}");
+                            bytes = &after[n..];
+                        }
+                    }
+                }
             }
-            None => self.partial.extend_from_slice(chunk),
         }
     }
 
-    fn add(&mut self, c: TextCounts) {
-        let t = self.total.get_or_insert(TextCounts {
-            lines: 0,
-            words: 0,
-            bytes: 0,
-            chars: 0,
-            max_line_length: 0,
-        });
-        t.lines += c.lines;
-        t.words += c.words;
-        t.bytes += c.bytes;
-        t.chars += c.chars;
-        t.max_line_length = t.max_line_length.max(c.max_line_length);
+    fn text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.chars += 1;
+            if c == '\n' {
+                // `str::lines` (what `count_data` measures with) drops a `\r` before `\n`.
+                if self.last_cr {
+                    self.line_chars -= 1;
+                }
+                self.lines += 1;
+                self.max_line_length = self.max_line_length.max(self.line_chars);
+                self.line_chars = 0;
+            } else {
+                self.line_chars += 1;
+            }
+            self.last_cr = c == '\r';
+            if c.is_whitespace() {
+                self.in_word = false;
+            } else if !self.in_word {
+                self.in_word = true;
+                self.words += 1;
+            }
+        }
     }
 
     fn finish(mut self) -> TextCounts {
-        let rest = std::mem::take(&mut self.partial);
-        self.add(count_data(&rest));
-        self.total.unwrap_or_else(|| count_data(&[]))
+        if !self.carry.is_empty() {
+            // A truncated sequence at the very end: one replacement character, as a lossy
+            // decoding of the whole reads it.
+            self.invalid = true;
+            self.carry.clear();
+            self.text("\u{FFFD}");
+        }
+        self.max_line_length = self.max_line_length.max(self.line_chars);
+        TextCounts {
+            lines: self.lines,
+            words: self.words,
+            bytes: self.bytes,
+            chars: if self.invalid { self.bytes } else { self.chars },
+            max_line_length: self.max_line_length,
+        }
     }
 }
 
 /// Count stream data. Invalid UTF-8 is one character per byte, matching the
 /// byte-oriented C locale instead of inventing Unicode replacement characters.
-fn count_data(bytes: &[u8]) -> TextCounts {
+///
+/// Without `text`, only lines and bytes (the words, characters and longest line need the input
+/// decoded, which is most of `wc`'s time on a large file).
+fn count_data(bytes: &[u8], text: bool) -> TextCounts {
+    if !text {
+        return TextCounts {
+            lines: bytes.iter().filter(|&&byte| byte == b'\n').count(),
+            words: 0,
+            bytes: bytes.len(),
+            chars: 0,
+            max_line_length: 0,
+        };
+    }
     let text = String::from_utf8_lossy(bytes);
     // wc -l counts newline characters, not logical lines
     let lines = bytes.iter().filter(|&&byte| byte == b'\n').count();

@@ -14481,7 +14481,8 @@ impl Interpreter {
                     }
                 }
                 let out = match self.parse_shell_text(&cmd) {
-                    Ok(script) if self.counters.push_subst(&self.limits).is_ok() => {
+                    Ok(script) => {
+                        self.push_arithmetic_subst()?;
                         self.execute_cmd_subst(&script.commands).await?
                     }
                     _ => String::new(),
@@ -14519,17 +14520,14 @@ impl Interpreter {
                 // save/restore mutable state so mutations don't leak.
                 match self.parse_shell_text(&cmd) {
                     Ok(script) => {
-                        if self.counters.push_subst(&self.limits).is_err() {
+                        self.push_arithmetic_subst()?;
+                        // Same subshell semantics as `$(...)` in words,
+                        // including the `$(<file)` shorthand.
+                        let trimmed = self.execute_cmd_subst(&script.commands).await?;
+                        if trimmed.is_empty() {
                             result.push('0');
                         } else {
-                            // Same subshell semantics as `$(...)` in words,
-                            // including the `$(<file)` shorthand.
-                            let trimmed = self.execute_cmd_subst(&script.commands).await?;
-                            if trimmed.is_empty() {
-                                result.push('0');
-                            } else {
-                                result.push_str(&trimmed);
-                            }
+                            result.push_str(&trimmed);
                         }
                     }
                     Err(_) => result.push('0'),
@@ -14539,6 +14537,14 @@ impl Interpreter {
             }
         }
         Ok(result)
+    }
+
+    /// The depth charge of a `$(...)` inside `$((...))`: past the limit it is the same error
+    /// as a `$(...)` in a word. (Upstream read it as 0 and went on: a wrong sum, exit 0.)
+    fn push_arithmetic_subst(&mut self) -> Result<()> {
+        self.counters.push_subst(&self.limits).map_err(|_| {
+            crate::error::Error::Execution("maximum command substitution depth exceeded".to_string())
+        })
     }
 
     /// Get the separator for `[*]` array joins: first char of IFS, or space if IFS unset.
