@@ -10,87 +10,122 @@ use std::fmt;
 pub(crate) type StreamStorage = [Option<crate::limits::ExecutionBudgetLease>; 2];
 
 /// Owned data carried by a shell byte stream.
+///
+/// `text` holds a lossy decoding only when the bytes are not valid UTF-8; valid bytes (nearly
+/// all data) are their own text, so a stream is not kept twice and decoded at every hand-off.
 #[derive(Clone, Default, Eq, PartialEq)]
 pub struct StreamData {
     bytes: Vec<u8>,
-    text: String,
+    /// `None` exactly when `bytes` is valid UTF-8 (a function of `bytes`, so the derived
+    /// equality is the bytes' equality).
+    text: Option<String>,
+}
+
+/// The lossy text of `bytes` when they are not valid UTF-8.
+fn lossy_if_invalid(bytes: &[u8]) -> Option<String> {
+    std::str::from_utf8(bytes)
+        .is_err()
+        .then(|| String::from_utf8_lossy(bytes).into_owned())
 }
 
 impl StreamData {
+    /// Budgeted lossy text of invalid bytes (`None` for valid UTF-8, which needs no copy).
+    fn admitted_text(
+        bytes: &[u8],
+        budget: &crate::limits::ExecutionBudget,
+        charge_input: bool,
+    ) -> Result<(Option<String>, Option<crate::limits::ExecutionBudgetLease>), crate::limits::LimitExceeded>
+    {
+        if std::str::from_utf8(bytes).is_ok() {
+            budget.consume_work(1 + bytes.len().div_ceil(1024) as u64)?;
+            if charge_input {
+                budget.consume_input(bytes.len())?;
+            }
+            return Ok((None, None));
+        }
+        let mut text = crate::limits::BudgetedString::new(Some(budget))?;
+        for chunk in bytes.utf8_chunks() {
+            budget.consume_work(1 + chunk.valid().len().div_ceil(1024) as u64)?;
+            if charge_input {
+                budget.consume_input(chunk.valid().len())?;
+            }
+            text.try_push_str(chunk.valid())?;
+            if !chunk.invalid().is_empty() {
+                if charge_input {
+                    budget.consume_input('\u{fffd}'.len_utf8())?;
+                }
+                text.try_push('\u{fffd}')?;
+            }
+        }
+        let (text, storage) = text.into_parts();
+        Ok((Some(text), storage))
+    }
+
     /// Decode a VFS buffer whose byte capacity is already leased by its caller.
     pub(crate) fn from_admitted_bytes(
         bytes: Vec<u8>,
         budget: &crate::limits::ExecutionBudget,
     ) -> Result<(Self, Option<crate::limits::ExecutionBudgetLease>), crate::limits::LimitExceeded>
     {
-        let mut text = crate::limits::BudgetedString::new(Some(budget))?;
-        for chunk in bytes.utf8_chunks() {
-            budget.consume_work(1 + chunk.valid().len().div_ceil(1024) as u64)?;
-            budget.consume_input(chunk.valid().len())?;
-            text.try_push_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                budget.consume_input('\u{fffd}'.len_utf8())?;
-                text.try_push('\u{fffd}')?;
-            }
-        }
-        let (text, storage) = text.into_parts();
+        let (text, storage) = Self::admitted_text(&bytes, budget, true)?;
         Ok((Self { bytes, text }, storage))
     }
 
-    /// Copy both representations through the existing capacity-owning builders.
+    /// Copy through the existing capacity-owning builders.
     pub(crate) fn try_clone_budgeted(
         &self,
         budget: &crate::limits::ExecutionBudget,
     ) -> Result<(Self, StreamStorage), crate::limits::LimitExceeded> {
         budget.consume_work(1 + self.retained_len().div_ceil(1024) as u64)?;
         let mut bytes = crate::limits::BudgetedBytes::new(Some(budget))?;
-        let mut text = crate::limits::BudgetedString::new(Some(budget))?;
         bytes.try_extend_from_slice(&self.bytes)?;
-        text.try_push_str(&self.text)?;
         let (bytes, byte_storage) = bytes.into_parts();
-        let (text, text_storage) = text.into_parts();
+        let (text, text_storage) = match &self.text {
+            Some(t) => {
+                let mut text = crate::limits::BudgetedString::new(Some(budget))?;
+                text.try_push_str(t)?;
+                let (text, storage) = text.into_parts();
+                (Some(text), storage)
+            }
+            None => (None, None),
+        };
         Ok((Self { bytes, text }, [byte_storage, text_storage]))
     }
 
-    /// Convert admitted text to the byte/text stream without an uncharged copy.
+    /// Convert admitted text to a stream without a copy: its bytes are the text's.
     pub(crate) fn from_budgeted_string(
         text: crate::limits::BudgetedString,
         budget: Option<&crate::limits::ExecutionBudget>,
     ) -> Result<(Self, StreamStorage), crate::limits::LimitExceeded> {
-        let mut bytes = crate::limits::BudgetedBytes::new(budget)?;
         if let Some(budget) = budget {
             budget.consume_work(1 + text.len() as u64)?;
         }
-        bytes.try_extend_from_slice(text.as_bytes())?;
-        let (bytes, byte_storage) = bytes.into_parts();
-        let (text, text_storage) = text.into_parts();
-        Ok((Self { bytes, text }, [byte_storage, text_storage]))
+        let (text, storage) = text.into_parts();
+        Ok((
+            Self {
+                bytes: text.into_bytes(),
+                text: None,
+            },
+            [storage, None],
+        ))
     }
 
-    /// Materialize cached text without releasing the byte buffer's lease or
-    /// allocating a temporary lossy string outside the request budget.
+    /// Keep the byte buffer's lease; invalid UTF-8 also gets its lossy text, admitted before
+    /// growth.
     // THREAT[TM-DOS-103]: both representations must be admitted before growth.
     pub(crate) fn from_budgeted_bytes(
         bytes: crate::limits::BudgetedBytes,
         budget: &crate::limits::ExecutionBudget,
     ) -> Result<(Self, StreamStorage), crate::limits::LimitExceeded> {
-        let mut text = crate::limits::BudgetedString::new(Some(budget))?;
-        for chunk in bytes.utf8_chunks() {
-            budget.consume_work(1 + chunk.valid().len().div_ceil(1024) as u64)?;
-            text.try_push_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                text.try_push('\u{fffd}')?;
-            }
-        }
+        let (text, text_storage) = Self::admitted_text(&bytes, budget, false)?;
         let (bytes, byte_storage) = bytes.into_parts();
-        let (text, text_storage) = text.into_parts();
         Ok((Self { bytes, text }, [byte_storage, text_storage]))
     }
 
     pub const fn new() -> Self {
         Self {
             bytes: Vec::new(),
-            text: String::new(),
+            text: None,
         }
     }
     pub fn as_bytes(&self) -> &[u8] {
@@ -103,16 +138,27 @@ impl StreamData {
         std::str::from_utf8(&self.bytes)
     }
     pub fn text_lossy(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.text)
+        Cow::Borrowed(self.as_text())
+    }
+    /// The text: the bytes themselves when valid, else their lossy decoding.
+    fn as_text(&self) -> &str {
+        match &self.text {
+            Some(text) => text,
+            // SAFETY: `text` is `None` only when `bytes` is valid UTF-8 (every constructor
+            // and mutation keeps that).
+            None => unsafe { std::str::from_utf8_unchecked(&self.bytes) },
+        }
     }
     pub fn len(&self) -> usize {
         self.bytes.len()
     }
 
-    /// Live bytes retained by this buffer: the raw bytes plus the decoded
-    /// text kept alongside them.
+    /// Live bytes retained by this buffer: the raw bytes plus any decoded text kept
+    /// alongside them.
     pub(crate) fn retained_len(&self) -> usize {
-        self.bytes.len().saturating_add(self.text.len())
+        self.bytes
+            .len()
+            .saturating_add(self.text.as_ref().map_or(0, String::len))
     }
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
@@ -120,10 +166,18 @@ impl StreamData {
     pub(crate) fn append(&mut self, other: &Self) {
         let boundary = self.bytes.len();
         self.bytes.extend_from_slice(&other.bytes);
-        if lossy_decode_changes_at_boundary(&self.bytes, boundary) {
-            self.refresh_text();
-        } else {
-            self.text.push_str(&other.text);
+        match (&mut self.text, &other.text) {
+            // Valid UTF-8 after valid UTF-8 is valid.
+            (None, None) => {}
+            _ if lossy_decode_changes_at_boundary(&self.bytes, boundary) => self.refresh_text(),
+            (Some(text), _) => text.push_str(other.as_text()),
+            (None, Some(other_text)) => {
+                let mut text = String::with_capacity(boundary + other_text.len());
+                // Valid: it was this stream's whole content.
+                text.push_str(&String::from_utf8_lossy(&self.bytes[..boundary]));
+                text.push_str(other_text);
+                self.text = Some(text);
+            }
         }
     }
     pub(crate) fn append_text(&mut self, text: &str) {
@@ -153,7 +207,7 @@ impl StreamData {
         String::from_utf8_lossy(&bytes).into_owned()
     }
     fn refresh_text(&mut self) {
-        self.text = String::from_utf8_lossy(&self.bytes).into_owned();
+        self.text = lossy_if_invalid(&self.bytes);
     }
 }
 
@@ -169,7 +223,7 @@ impl fmt::Debug for StreamData {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StreamData")
             .field("bytes", &self.bytes)
-            .field("text", &self.text)
+            .field("text", &self.as_text())
             .finish()
     }
 }
@@ -180,15 +234,15 @@ impl fmt::Display for StreamData {
 }
 impl From<Vec<u8>> for StreamData {
     fn from(bytes: Vec<u8>) -> Self {
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let text = lossy_if_invalid(&bytes);
         Self { bytes, text }
     }
 }
 impl From<String> for StreamData {
     fn from(text: String) -> Self {
         Self {
-            bytes: text.as_bytes().to_vec(),
-            text,
+            bytes: text.into_bytes(),
+            text: None,
         }
     }
 }
@@ -204,7 +258,7 @@ impl From<&[u8]> for StreamData {
 }
 impl From<&StreamData> for String {
     fn from(value: &StreamData) -> Self {
-        value.text.clone()
+        value.as_text().to_owned()
     }
 }
 impl PartialEq<str> for StreamData {
@@ -236,7 +290,7 @@ impl PartialEq<StreamData> for str {
 impl std::ops::Deref for StreamData {
     type Target = str;
     fn deref(&self) -> &Self::Target {
-        &self.text
+        self.as_text()
     }
 }
 
@@ -253,7 +307,7 @@ impl serde::Serialize for StreamData {
     where
         S: serde::Serializer,
     {
-        serializer.serialize_str(&self.text)
+        serializer.serialize_str(self.as_text())
     }
 }
 
