@@ -149,7 +149,11 @@ pub fn read_capped(dir: &cap_std::fs::Dir, rel: &Path, limit: u64) -> std::io::R
     // The reported size is at most `limit` here, so reserving it is bounded; reading into one
     // allocation of the right size avoids copying a large file again at every doubling.
     let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
-    f.take(limit.saturating_add(1)).read_to_end(&mut out)?;
+    // Through the std file: its `read_to_end` reads into the spare capacity as it is, where
+    // cap-std's wrapper first zeroes it (a second pass over every page of a large file).
+    f.into_std()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)?;
     if out.len() as u64 > limit {
         return Err(too_large(out.len() as u64));
     }

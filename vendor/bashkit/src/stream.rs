@@ -134,6 +134,14 @@ impl StreamData {
     pub fn into_bytes(self) -> Vec<u8> {
         self.bytes
     }
+    /// The text, without a copy when the bytes are valid UTF-8.
+    pub fn into_text(self) -> String {
+        match self.text {
+            Some(text) => text,
+            // SAFETY: `text` is `None` only when `bytes` is valid UTF-8.
+            None => unsafe { String::from_utf8_unchecked(self.bytes) },
+        }
+    }
     pub fn text(&self) -> Result<&str, std::str::Utf8Error> {
         std::str::from_utf8(&self.bytes)
     }

@@ -408,17 +408,24 @@ impl TrSpec<'_> {
         if self.truncate && !delete && !complement && non_flag_args.len() >= 2 {
             set1.truncate(expand_char_set(&non_flag_args[1])?.len());
         }
+        // ASCII sets never touch the bytes of a multi-byte UTF-8 character, so text can be
+        // translated or deleted byte by byte too.
+        let ascii_text = !squeeze && !complement && set1.iter().all(char::is_ascii);
         let byte_mode = self.c_locale || stdin.text().is_err();
-        if byte_mode && set1.iter().all(|c| (*c as u32) <= u8::MAX as u32) {
+        if (byte_mode || ascii_text) && set1.iter().all(|c| (*c as u32) <= u8::MAX as u32) {
             let set2 = if non_flag_args.len() >= 2 {
                 Some(expand_char_set(&non_flag_args[1])?)
             } else {
                 None
             };
-            if set2
-                .as_ref()
-                .is_none_or(|set| set.iter().all(|c| (*c as u32) <= u8::MAX as u32))
-            {
+            let fits = |c: &char| {
+                if byte_mode {
+                    (*c as u32) <= u8::MAX as u32
+                } else {
+                    c.is_ascii()
+                }
+            };
+            if set2.as_ref().is_none_or(|set| set.iter().all(fits)) {
                 return Ok(translate_bytes(
                     stdin.as_bytes(),
                     &set1,
@@ -465,7 +472,7 @@ impl TrSpec<'_> {
             let translated: String = stdin
                 .chars()
                 .map(|c| {
-                    if let Some(pos) = set1.iter().position(|&x| x == c) {
+                    if let Some(pos) = set1.iter().rposition(|&x| x == c) {
                         *set2.get(pos).or(set2.last()).unwrap_or(&c)
                     } else {
                         c
@@ -504,29 +511,36 @@ fn translate_bytes(
         .map(|set| set.iter().map(|c| *c as u8).collect())
         .unwrap_or_default();
 
+    let squeeze_set = if delete || !translated.is_empty() {
+        &translated
+    } else {
+        &effective
+    };
+    // One table lookup per byte instead of searching the sets.
+    let mut drop = [false; 256];
+    let mut map: [u8; 256] = std::array::from_fn(|b| b as u8);
+    let mut squeezed = [false; 256];
+    for (position, &byte) in effective.iter().enumerate() {
+        if delete {
+            drop[usize::from(byte)] = true;
+        } else if let Some(&to) = translated.get(position).or(translated.last()) {
+            // In order, so the last occurrence of a byte in SET1 decides, as in GNU tr.
+            map[usize::from(byte)] = to;
+        }
+    }
+    for &byte in squeeze_set {
+        squeezed[usize::from(byte)] = true;
+    }
+    if !delete && !squeeze {
+        return stdin.iter().map(|&byte| map[usize::from(byte)]).collect();
+    }
     let mut output = Vec::with_capacity(stdin.len());
     for &byte in stdin {
-        if delete && effective.contains(&byte) {
+        if drop[usize::from(byte)] {
             continue;
         }
-        let mapped = if !delete {
-            effective
-                .iter()
-                .position(|candidate| *candidate == byte)
-                .and_then(|position| translated.get(position).or(translated.last()))
-                .copied()
-                .unwrap_or(byte)
-        } else {
-            byte
-        };
-        let squeeze_set = if delete {
-            &translated
-        } else if translated.is_empty() {
-            &effective
-        } else {
-            &translated
-        };
-        if squeeze && output.last() == Some(&mapped) && squeeze_set.contains(&mapped) {
+        let mapped = map[usize::from(byte)];
+        if squeeze && squeezed[usize::from(mapped)] && output.last() == Some(&mapped) {
             continue;
         }
         output.push(mapped);

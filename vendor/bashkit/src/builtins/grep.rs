@@ -574,6 +574,9 @@ fn path_has_excluded_dir(
 struct Shared<'a> {
     opts: &'a GrepOptions,
     matcher: &'a PatternMatcher,
+    /// A literal every selected line contains (see [`required_literal`]): lines without it
+    /// are skipped without being decoded or matched.
+    literal: Option<memchr::memmem::Finder<'a>>,
     with_filename: bool,
     /// Something was printed through prtext: later groups get a separator.
     used: bool,
@@ -654,8 +657,21 @@ impl<'n> FileScan<'n> {
         sh.matcher.is_match(text) != sh.opts.invert_match
     }
 
-    /// Feed one record (without its terminator).
-    fn feed(&mut self, sh: &mut Shared<'_>, record: &[u8], out: &mut Vec<u8>) {
+    /// Whether lines that are not selected can be passed over unseen: they print nothing
+    /// (no context is pending or kept, none is inverted, `-m` was not reached).
+    fn can_skip(&self, opts: &GrepOptions) -> bool {
+        !self.done && !self.max_reached && self.pending == 0 && opts.before() == 0
+    }
+
+    /// Pass over `records` records (`bytes` bytes with their terminators) known not to be
+    /// selected.
+    fn skip(&mut self, records: usize, bytes: u64) {
+        self.line_no += records;
+        self.byte_pos += bytes;
+    }
+
+    /// Feed one record (without its terminator); `valid` says it is known to be UTF-8.
+    fn feed(&mut self, sh: &mut Shared<'_>, record: &[u8], valid: bool, out: &mut Vec<u8>) {
         if self.done {
             return;
         }
@@ -663,7 +679,12 @@ impl<'n> FileScan<'n> {
         let offset = self.byte_pos;
         self.line_no += 1;
         self.byte_pos += record.len() as u64 + 1;
-        let text = String::from_utf8_lossy(record);
+        let text = if valid {
+            // SAFETY: the caller checked the bytes are UTF-8.
+            std::borrow::Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(record) })
+        } else {
+            String::from_utf8_lossy(record)
+        };
 
         if self.max_reached {
             // GNU 3.11 prints the trailing context after the last allowed
@@ -902,7 +923,7 @@ async fn scan_input(
     let (name, mut input, whole_binary) = match source {
         Source::Stdin(name) => (name, super::InputChunks::stdin(ctx)?, false),
         Source::File(name, bytes) => {
-            let nul = bytes.contains(&0);
+            let nul = memchr::memchr(0, &bytes).is_some();
             (name, super::InputChunks::bytes(ctx, bytes)?, nul)
         }
     };
@@ -915,15 +936,41 @@ async fn scan_input(
             break;
         };
         ctx.consume_budget_work(1)?;
-        if !scan.binary && piece.contains(&0) {
+        if !scan.binary && memchr::memchr(0, &piece).is_some() {
             scan.set_binary(opts);
         }
-        for record in piece.split_inclusive(|&b| b == term) {
+        // Records split at an ASCII terminator of valid UTF-8 are valid UTF-8.
+        let valid = std::str::from_utf8(&piece).is_ok();
+        let mut rest: &[u8] = &piece;
+        if let Some(finder) = sh.literal.take() {
+            // Jump from one occurrence of the literal to the next; the lines between cannot
+            // be selected.
+            while !rest.is_empty() && scan.can_skip(opts) {
+                let Some(at) = finder.find(rest) else {
+                    let records = super::wc::count_newlines(rest)
+                        + usize::from(rest.last() != Some(&term));
+                    scan.skip(records, (rest.len() + usize::from(rest.last() != Some(&term))) as u64);
+                    rest = &[];
+                    break;
+                };
+                let start = memchr::memrchr(term, &rest[..at]).map_or(0, |i| i + 1);
+                scan.skip(super::wc::count_newlines(&rest[..start]), start as u64);
+                let line = &rest[start..];
+                let (record, next) = match memchr::memchr(term, line) {
+                    Some(end) => (&line[..end], &line[end + 1..]),
+                    None => (line, &line[line.len()..]),
+                };
+                scan.feed(sh, record, valid, out);
+                rest = next;
+            }
+            sh.literal = Some(finder);
+        }
+        for record in rest.split_inclusive(|&b| b == term) {
             if scan.done {
                 break;
             }
             let record = record.strip_suffix(&[term]).unwrap_or(record);
-            scan.feed(sh, record, out);
+            scan.feed(sh, record, valid, out);
         }
         if let Some(s) = stream
             && !out.is_empty()
@@ -944,6 +991,24 @@ async fn scan_input(
         out.clear();
     }
     Ok((n, false))
+}
+
+/// The literal every selected line must contain, when one is plain to see: a single pattern
+/// without regular-expression syntax, matched case-sensitively, selecting (not inverting)
+/// lines, newline-terminated.
+fn required_literal(patterns: &[String], opts: &GrepOptions) -> Option<Vec<u8>> {
+    let [pattern] = patterns else { return None };
+    if pattern.is_empty() || opts.ignore_case || opts.invert_match || opts.null_data {
+        return None;
+    }
+    let plain = match opts.syntax {
+        Syntax::Fixed => true,
+        Syntax::Basic | Syntax::Extended => !pattern.contains([
+            '\\', '.', '[', ']', '*', '^', '$', '+', '?', '(', ')', '{', '}', '|',
+        ]),
+        Syntax::Perl => false,
+    };
+    plain.then(|| pattern.as_bytes().to_vec())
 }
 
 #[async_trait]
@@ -1080,9 +1145,11 @@ impl Builtin for Grep {
         // another operand matched, and `-s` silences the message but not the
         // status.
         let mut read_failed = false;
+        let literal = required_literal(&patterns, &opts);
         let mut sh = Shared {
             opts: &opts,
             matcher: &matcher,
+            literal: literal.as_deref().map(memchr::memmem::Finder::new),
             with_filename: false,
             used: false,
         };

@@ -328,9 +328,7 @@ pub(crate) async fn read_text_file(
     path: &Path,
     cmd_name: &str,
 ) -> std::result::Result<String, ExecResult> {
-    let content = read_stream_file(fs, path, cmd_name).await?;
-
-    Ok(content.to_string())
+    Ok(read_stream_file(fs, path, cmd_name).await?.into_text())
 }
 
 pub(crate) async fn read_stream_file(
@@ -338,9 +336,20 @@ pub(crate) async fn read_stream_file(
     path: &Path,
     cmd_name: &str,
 ) -> std::result::Result<crate::StreamData, ExecResult> {
-    fs.read_file(path)
+    read_bytes_file(fs, path, cmd_name)
         .await
         .map(crate::StreamData::from)
+}
+
+/// A file's bytes, undecoded (for tools that count or copy bytes), with the same errors as
+/// [`read_stream_file`].
+pub(crate) async fn read_bytes_file(
+    fs: &dyn FileSystem,
+    path: &Path,
+    cmd_name: &str,
+) -> std::result::Result<Vec<u8>, ExecResult> {
+    fs.read_file(path)
+        .await
         .map_err(|e| {
             // Never the `Display` of a `crate::Error`: `io error: ` is a Rust
             // enum shape no tool prints. See `error::io_error_reason`.
@@ -1176,7 +1185,7 @@ impl<'c> InputChunks<'c> {
 
 /// [`InputChunks`] cut after the last `term`-terminated record.
 pub(crate) fn cut_records(term: u8) -> impl Fn(&[u8]) -> usize {
-    move |data| data.iter().rposition(|&b| b == term).map_or(0, |p| p + 1)
+    move |data| memchr::memrchr(term, data).map_or(0, |p| p + 1)
 }
 
 /// [`InputChunks`] cut at the last complete UTF-8 character; invalid bytes

@@ -320,21 +320,7 @@ fn parse_decimal(s: &[u8]) -> (bool, &[u8], &[u8]) {
 
 /// GNU `numcompare`/`strnumcmp`: exact decimal comparison, `-` sign only.
 fn numcompare(a: &[u8], b: &[u8]) -> Ordering {
-    let (an, ai, af) = parse_decimal(a);
-    let (bn, bi, bf) = parse_decimal(b);
-    if an != bn {
-        return if an {
-            Ordering::Less
-        } else {
-            Ordering::Greater
-        };
-    }
-    let mag = ai
-        .len()
-        .cmp(&bi.len())
-        .then_with(|| ai.cmp(bi))
-        .then_with(|| af.cmp(bf));
-    if an { mag.reverse() } else { mag }
+    compare_decimal(parse_decimal(a), parse_decimal(b))
 }
 
 /// GNU `find_unit_order` for `-h`.
@@ -646,25 +632,123 @@ struct SortConfig {
     random: std::collections::hash_map::RandomState,
 }
 
+/// One key of one line, taken out once before sorting so that a comparison does no field
+/// splitting, transforming or number parsing.
+enum Prepared<'a> {
+    Text(&'a [u8]),
+    /// The key after `-d`, `-i` or `-f` rewrote it.
+    Owned(Box<[u8]>),
+    /// `-n` and `-h` keys: sign, integer and fraction digits (as `parse_decimal` gives them)
+    /// and `-h`'s unit order (0 for `-n`).
+    Num {
+        neg: bool,
+        unit: i32,
+        lead: u64,
+        int: &'a [u8],
+        frac: &'a [u8],
+    },
+    NumOwned {
+        neg: bool,
+        unit: i32,
+        lead: u64,
+        int: Box<[u8]>,
+        frac: Box<[u8]>,
+    },
+}
+
+/// The first 8 integer digits packed big-endian, zero-padded: for integer parts of one
+/// length, comparing these compares the digits without a `memcmp` call.
+fn lead_digits(int: &[u8]) -> u64 {
+    let mut lead = [0u8; 8];
+    let n = int.len().min(8);
+    lead[..n].copy_from_slice(&int[..n]);
+    u64::from_be_bytes(lead)
+}
+
+impl Prepared<'_> {
+    fn num(&self) -> Option<(bool, i32, u64, &[u8], &[u8])> {
+        match self {
+            Prepared::Num {
+                neg,
+                unit,
+                lead,
+                int,
+                frac,
+            } => Some((*neg, *unit, *lead, int, frac)),
+            Prepared::NumOwned {
+                neg,
+                unit,
+                lead,
+                int,
+                frac,
+            } => Some((*neg, *unit, *lead, int, frac)),
+            _ => None,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Prepared::Text(b) => b,
+            Prepared::Owned(b) => b,
+            _ => &[],
+        }
+    }
+}
+
+/// A line with its first key prepared; `rest` indexes its further keys in a side table.
+struct Record<'a> {
+    line: &'a str,
+    first: Prepared<'a>,
+    rest: usize,
+}
+
+/// `numcompare` over parsed parts.
+fn compare_decimal(a: (bool, &[u8], &[u8]), b: (bool, &[u8], &[u8])) -> Ordering {
+    let ((an, ai, af), (bn, bi, bf)) = (a, b);
+    if an != bn {
+        return if an {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
+    }
+    let mag = ai
+        .len()
+        .cmp(&bi.len())
+        .then_with(|| ai.cmp(bi))
+        .then_with(|| af.cmp(bf));
+    if an { mag.reverse() } else { mag }
+}
+
+fn transform_key(s: &[u8], o: &KeyOpts) -> Vec<u8> {
+    s.iter()
+        .filter(|&&c| {
+            (!o.dictionary || c.is_ascii_alphanumeric() || c == b' ' || c == b'\t')
+                && (!o.nonprinting || (0x20..0x7f).contains(&c))
+        })
+        .map(|&c| if o.fold { c.to_ascii_uppercase() } else { c })
+        .collect()
+}
+
 impl SortConfig {
     fn compare_key(&self, a: &[u8], b: &[u8], o: &KeyOpts) -> Ordering {
-        let transform = |s: &[u8]| -> Vec<u8> {
-            s.iter()
-                .filter(|&&c| {
-                    (!o.dictionary || c.is_ascii_alphanumeric() || c == b' ' || c == b'\t')
-                        && (!o.nonprinting || (0x20..0x7f).contains(&c))
-                })
-                .map(|&c| if o.fold { c.to_ascii_uppercase() } else { c })
-                .collect()
-        };
         let (ta, tb);
         let (a, b) = if o.dictionary || o.nonprinting || o.fold {
-            ta = transform(a);
-            tb = transform(b);
+            ta = transform_key(a, o);
+            tb = transform_key(b, o);
             (&ta[..], &tb[..])
         } else {
             (a, b)
         };
+        if o.numeric {
+            numcompare(a, b)
+        } else {
+            self.compare_mode(a, b, o)
+        }
+    }
+
+    /// The comparison of a key's (transformed) text for every mode but `-n`.
+    fn compare_mode(&self, a: &[u8], b: &[u8], o: &KeyOpts) -> Ordering {
         if o.numeric {
             numcompare(a, b)
         } else if o.general {
@@ -703,6 +787,114 @@ impl SortConfig {
         }
         let d = a.as_bytes().cmp(b.as_bytes());
         if self.reverse { d.reverse() } else { d }
+    }
+
+    fn prepare<'a>(&self, line: &'a str, key: &KeySpec) -> Prepared<'a> {
+        let o = &key.opts;
+        let text = key_text(line, self.tab, key);
+        let numeric = o.numeric || (o.human && !o.general);
+        let unit = |t: &[u8]| if o.numeric { 0 } else { unit_order(t) };
+        if o.dictionary || o.nonprinting || o.fold {
+            let t = transform_key(text, o);
+            if !numeric {
+                return Prepared::Owned(t.into_boxed_slice());
+            }
+            let (neg, int, frac) = parse_decimal(&t);
+            return Prepared::NumOwned {
+                neg,
+                unit: unit(&t),
+                lead: lead_digits(int),
+                int: int.into(),
+                frac: frac.into(),
+            };
+        }
+        if !numeric {
+            return Prepared::Text(text);
+        }
+        let (neg, int, frac) = parse_decimal(text);
+        Prepared::Num {
+            neg,
+            unit: unit(text),
+            lead: lead_digits(int),
+            int,
+            frac,
+        }
+    }
+
+    fn compare_prepared(&self, a: &Prepared<'_>, b: &Prepared<'_>, o: &KeyOpts) -> Ordering {
+        match (a.num(), b.num()) {
+            (Some((an, au, al, ai, af)), Some((bn, bu, bl, bi, bf))) => {
+                au.cmp(&bu).then_with(|| {
+                    if an == bn && ai.len() == bi.len() && al != bl {
+                        let mag = al.cmp(&bl);
+                        if an { mag.reverse() } else { mag }
+                    } else {
+                        compare_decimal((an, ai, af), (bn, bi, bf))
+                    }
+                })
+            }
+            _ => self.compare_mode(a.bytes(), b.bytes(), o),
+        }
+    }
+
+    fn compare_records(&self, a: &Record<'_>, b: &Record<'_>, rest: &[Prepared<'_>]) -> Ordering {
+        for (i, key) in self.keys.iter().enumerate() {
+            let d = if i == 0 {
+                self.compare_prepared(&a.first, &b.first, &key.opts)
+            } else {
+                self.compare_prepared(&rest[a.rest + i - 1], &rest[b.rest + i - 1], &key.opts)
+            };
+            let d = if key.opts.reverse { d.reverse() } else { d };
+            if d != Ordering::Equal {
+                return d;
+            }
+        }
+        if self.unique || self.stable {
+            return Ordering::Equal;
+        }
+        let d = a.line.as_bytes().cmp(b.line.as_bytes());
+        if self.reverse { d.reverse() } else { d }
+    }
+
+    /// Sort (and with `-u` deduplicate) the lines, in the order `compare` defines.
+    fn sort_lines<'a>(&self, mut lines: Vec<&'a str>) -> Vec<&'a str> {
+        if self.keys.is_empty() {
+            // Whole lines, byte order: equal lines are identical, so stability is moot.
+            if self.reverse {
+                lines.sort_unstable_by(|a, b| b.cmp(a));
+            } else {
+                lines.sort_unstable();
+            }
+            if self.unique {
+                lines.dedup();
+            }
+            return lines;
+        }
+        let more = self.keys.len() - 1;
+        let mut rest = Vec::with_capacity(lines.len() * more);
+        let mut records: Vec<Record<'a>> = Vec::with_capacity(lines.len());
+        for line in lines {
+            let index = rest.len();
+            rest.extend(self.keys[1..].iter().map(|key| self.prepare(line, key)));
+            records.push(Record {
+                line,
+                first: self.prepare(line, &self.keys[0]),
+                rest: index,
+            });
+        }
+        if self.unique || self.stable {
+            // Stable so `-u` keeps the first input line of each equal run.
+            records.sort_by(|a, b| self.compare_records(a, b, &rest));
+        } else {
+            // The last-resort whole-line comparison leaves only identical lines equal.
+            records.sort_unstable_by(|a, b| self.compare_records(a, b, &rest));
+        }
+        if self.unique {
+            records.dedup_by(|line, prev| {
+                self.compare_records(prev, line, &rest) == Ordering::Equal
+            });
+        }
+        records.into_iter().map(|r| r.line).collect()
     }
 }
 
@@ -981,33 +1173,37 @@ impl Builtin for Sort {
             files.push("-".to_string());
         }
         let line_sep = if zero_terminated { '\0' } else { '\n' };
-        let mut streams: Vec<Vec<String>> = Vec::new();
+        // Each input is held once; lines are slices of it (no allocation per line).
+        let mut texts: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(files.len());
         for file in &files {
-            let text = if file == "-" {
-                ctx.stdin.map(|s| s.to_string()).unwrap_or_default()
+            if file == "-" {
+                texts.push(ctx.stdin.map(|s| s.text_lossy()).unwrap_or_default());
+                continue;
+            }
+            let path = if file.starts_with('/') {
+                std::path::PathBuf::from(file)
             } else {
-                let path = if file.starts_with('/') {
-                    std::path::PathBuf::from(file)
-                } else {
-                    vfs_join(ctx.cwd, file)
-                };
-                match read_text_file(&*ctx.fs, &path, "sort").await {
-                    Ok(t) => t,
-                    Err(mut e) => {
-                        e.exit_code = 2;
-                        return Ok(e);
-                    }
-                }
+                vfs_join(ctx.cwd, file)
             };
-            streams.push(split_records(&text, line_sep).map(str::to_string).collect());
+            match read_text_file(&*ctx.fs, &path, "sort").await {
+                Ok(t) => texts.push(std::borrow::Cow::Owned(t)),
+                Err(mut e) => {
+                    e.exit_code = 2;
+                    return Ok(e);
+                }
+            }
         }
+        let mut streams: Vec<Vec<&str>> = texts
+            .iter()
+            .map(|text| split_records(text, line_sep).collect())
+            .collect();
 
         match check {
             CheckMode::Off => {}
             mode => {
                 let lines = streams.concat();
                 for i in 1..lines.len() {
-                    let d = cfg.compare(&lines[i - 1], &lines[i]);
+                    let d = cfg.compare(lines[i - 1], lines[i]);
                     if d == Ordering::Greater || (unique && d == Ordering::Equal) {
                         let stderr = match mode {
                             CheckMode::Diagnose => {
@@ -1022,7 +1218,7 @@ impl Builtin for Sort {
             }
         }
 
-        let mut all_lines: Vec<String> = if merge {
+        let all_lines: Vec<&str> = if merge {
             // k-way merge of pre-sorted inputs; ties go to the earlier input.
             let mut idx = vec![0usize; streams.len()];
             let mut merged = Vec::new();
@@ -1034,7 +1230,7 @@ impl Builtin for Sort {
                     }
                     best = match best {
                         Some(b)
-                            if cfg.compare(&stream[idx[s]], &streams[b][idx[b]])
+                            if cfg.compare(stream[idx[s]], streams[b][idx[b]])
                                 != Ordering::Less =>
                         {
                             Some(b)
@@ -1043,29 +1239,21 @@ impl Builtin for Sort {
                     };
                 }
                 let Some(b) = best else { break };
-                merged.push(std::mem::take(&mut streams[b][idx[b]]));
+                merged.push(streams[b][idx[b]]);
                 idx[b] += 1;
+            }
+            if unique {
+                merged.dedup_by(|line, prev| cfg.compare(prev, line) == Ordering::Equal);
             }
             merged
         } else {
-            let mut v = streams.concat();
-            // Stable so `-u` keeps the first input line of each equal run.
-            v.sort_by(|a, b| cfg.compare(a, b));
-            v
+            let lines = if streams.len() == 1 {
+                streams.pop().unwrap_or_default()
+            } else {
+                streams.concat()
+            };
+            cfg.sort_lines(lines)
         };
-
-        if unique {
-            let mut out: Vec<String> = Vec::with_capacity(all_lines.len());
-            for line in all_lines.drain(..) {
-                if out
-                    .last()
-                    .is_none_or(|prev| cfg.compare(prev, &line) != Ordering::Equal)
-                {
-                    out.push(line);
-                }
-            }
-            all_lines = out;
-        }
 
         let sep = if zero_terminated { "\0" } else { "\n" };
         let mut output = all_lines.join(sep);

@@ -37,6 +37,40 @@ use crate::builtins::limits::{
 
 pub(super) type ArrId = usize;
 pub(super) type R<T> = Result<T, Unwind>;
+
+/// How deep an expression [`Interp::eval_sync`] takes on (its recursion is on the native
+/// stack; deeper ones go through the boxed futures, whose frames live on the heap).
+const SYNC_DEPTH: usize = 48;
+
+/// Whether `e` can be evaluated without awaiting: no command, input, function call or
+/// builtin anywhere in it, and at most `depth` levels deep.
+fn sync_expr(e: &Expr, depth: usize) -> bool {
+    let Some(d) = depth.checked_sub(1) else {
+        return false;
+    };
+    match e {
+        Expr::Num(_) | Expr::Str(_) | Expr::Var(_) | Expr::Regex(_) => true,
+        Expr::Elem(_, groups) => groups.iter().flatten().all(|x| sync_expr(x, d)),
+        Expr::Field(x) | Expr::Neg(x) | Expr::Plus(x) | Expr::Not(x) | Expr::Group(x) => {
+            sync_expr(x, d)
+        }
+        Expr::IncDec(lv, ..) => sync_expr(lv, d),
+        Expr::Assign(a, _, b)
+        | Expr::Binary(_, a, b)
+        | Expr::Cmp(_, a, b)
+        | Expr::Match(_, a, b)
+        | Expr::And(a, b)
+        | Expr::Or(a, b)
+        | Expr::Concat(a, b) => sync_expr(a, d) && sync_expr(b, d),
+        Expr::Cond(c, a, b) => sync_expr(c, d) && sync_expr(a, d) && sync_expr(b, d),
+        Expr::In(..)
+        | Expr::Call(..)
+        | Expr::Indirect(..)
+        | Expr::Builtin(..)
+        | Expr::Getline(..)
+        | Expr::List(..) => false,
+    }
+}
 pub(super) type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Non-local exits out of expression/statement evaluation.
@@ -1025,8 +1059,187 @@ impl Interp {
             Expr::Num(n) => Ok(Value::Num(*n)),
             Expr::Str(s) => Ok(Value::Str(s.clone())),
             Expr::Var(v) => self.get_var(*v),
+            _ if sync_expr(e, SYNC_DEPTH) => self.eval_sync(e),
             _ => self.eval_boxed(e).await,
         }
+    }
+
+    /// `eval` without a future per node, for the expressions [`sync_expr`] accepts (nothing
+    /// that runs a command, reads input or calls a function): the per-record work of most
+    /// programs (`$1 > 5`, `c[$4]++`, `s += $2`). Same arms as `eval_boxed`, same helpers.
+    fn eval_sync(&mut self, e: &Expr) -> R<Value> {
+        match e {
+            Expr::Num(n) => Ok(Value::Num(*n)),
+            Expr::Str(s) => Ok(Value::Str(s.clone())),
+            Expr::Var(v) => self.get_var(*v),
+            Expr::Regex(id) => {
+                let re = self.lit_regex(*id);
+                self.rebuild_record()?;
+                Ok(bool_val(re.is_match(&self.record)))
+            }
+            Expr::Elem(..) => {
+                let loc = self.resolve_sync(e)?;
+                self.load(&loc)
+            }
+            Expr::Field(i) => {
+                let n = self.eval_sync(i)?.to_num();
+                let idx = self.field_index(n)?;
+                self.get_field(idx)
+            }
+            Expr::Group(inner) => self.eval_sync(inner),
+            Expr::Assign(lv, op, rhs) => {
+                let loc = self.resolve_sync(lv)?;
+                let r = self.eval_sync(rhs)?;
+                self.assign_at(loc, *op, r)
+            }
+            Expr::Neg(x) => Ok(Value::Num(-self.eval_sync(x)?.to_num())),
+            Expr::Plus(x) => Ok(Value::Num(self.eval_sync(x)?.to_num())),
+            Expr::Not(x) => Ok(bool_val(!self.eval_sync(x)?.to_bool())),
+            Expr::Binary(op, a, b) => {
+                let x = self.eval_sync(a)?.to_num();
+                let y = self.eval_sync(b)?.to_num();
+                Ok(Value::Num(self.arith(*op, x, y)?))
+            }
+            Expr::Cmp(op, a, b) => {
+                let x = self.eval_sync(a)?;
+                let y = self.eval_sync(b)?;
+                Ok(self.cmp_values(*op, &x, &y))
+            }
+            Expr::Match(neg, a, b) => {
+                let s = self.eval_sync(a)?;
+                let s = self.to_str(&s);
+                let re = match &**b {
+                    Expr::Regex(id) => self.lit_regex(*id),
+                    Expr::Group(inner) if matches!(**inner, Expr::Regex(_)) => {
+                        let Expr::Regex(id) = **inner else {
+                            return Err(Unwind::Fatal);
+                        };
+                        self.lit_regex(id)
+                    }
+                    other => {
+                        let v = self.eval_sync(other)?;
+                        let s = self.to_str(&v);
+                        self.dyn_regex(&s)?
+                    }
+                };
+                Ok(bool_val(re.is_match(&s) != *neg))
+            }
+            Expr::And(a, b) => Ok(bool_val(
+                self.eval_sync(a)?.to_bool() && self.eval_sync(b)?.to_bool(),
+            )),
+            Expr::Or(a, b) => Ok(bool_val(
+                self.eval_sync(a)?.to_bool() || self.eval_sync(b)?.to_bool(),
+            )),
+            Expr::Cond(c, a, b) => {
+                if self.eval_sync(c)?.to_bool() {
+                    self.eval_sync(a)
+                } else {
+                    self.eval_sync(b)
+                }
+            }
+            Expr::Concat(a, b) => {
+                let x = self.eval_sync(a)?;
+                let x = self.to_str(&x);
+                let y = self.eval_sync(b)?;
+                self.concat_values(x, &y)
+            }
+            Expr::IncDec(lv, delta, prefix) => {
+                let loc = self.resolve_sync(lv)?;
+                self.inc_dec(loc, *delta, *prefix)
+            }
+            // `sync_expr` admits nothing else.
+            _ => Err(Unwind::Fatal),
+        }
+    }
+
+    /// `resolve` for the lvalues [`sync_expr`] accepts.
+    fn resolve_sync(&mut self, lv: &Expr) -> R<Loc> {
+        match lv {
+            Expr::Var(v) => Ok(Loc::Var(*v)),
+            Expr::Elem(v, groups) => {
+                let mut id = self.array_of_var(*v)?;
+                let (last, path) = groups.split_last().ok_or(Unwind::Fatal)?;
+                for g in path {
+                    let k = self.subscript_sync(g)?;
+                    id = self.subarray(id, k)?;
+                }
+                let key = self.subscript_sync(last)?;
+                Ok(Loc::Elem(id, key))
+            }
+            Expr::Field(e) => {
+                let i = self.eval_sync(e)?.to_num();
+                Ok(Loc::Field(self.field_index(i)?))
+            }
+            Expr::Group(inner) => self.resolve_sync(inner),
+            _ => Err(self.fatal_at("assignment to a non-lvalue")),
+        }
+    }
+
+    /// `subscript` for the expressions [`sync_expr`] accepts.
+    fn subscript_sync(&mut self, g: &[Expr]) -> R<String> {
+        if g.len() == 1 {
+            let v = self.eval_sync(&g[0])?;
+            return Ok(self.to_str(&v));
+        }
+        let mut key = String::new();
+        for (i, e) in g.iter().enumerate() {
+            if i > 0 {
+                key.push_str(&self.subsep.clone());
+            }
+            let v = self.eval_sync(e)?;
+            let s = self.to_str(&v);
+            self.string_fits(key.len() + s.len())?;
+            key.push_str(&s);
+        }
+        Ok(key)
+    }
+
+    fn assign_at(&mut self, loc: Loc, op: Option<BinOp>, r: Value) -> R<Value> {
+        let v = match op {
+            None => r,
+            Some(op) => {
+                let cur = self.load(&loc)?.to_num();
+                Value::Num(self.arith(op, cur, r.to_num())?)
+            }
+        };
+        self.store(loc, v.clone())?;
+        Ok(v)
+    }
+
+    fn inc_dec(&mut self, loc: Loc, delta: f64, prefix: bool) -> R<Value> {
+        let old = self.load(&loc)?.to_num();
+        let new = old + delta;
+        self.store(loc, Value::Num(new))?;
+        Ok(Value::Num(if prefix { new } else { old }))
+    }
+
+    fn cmp_values(&self, op: CmpOp, x: &Value, y: &Value) -> Value {
+        let ord = if self.ignorecase && !(x.is_numeric() && y.is_numeric()) {
+            let (xs, ys) = (self.to_str(x).to_lowercase(), self.to_str(y).to_lowercase());
+            xs.as_bytes().cmp(ys.as_bytes())
+        } else {
+            compare(x, y, &self.convfmt)
+        };
+        use std::cmp::Ordering::*;
+        let nan =
+            (x.is_numeric() && y.is_numeric()) && (x.to_num().is_nan() || y.to_num().is_nan());
+        let r = match op {
+            CmpOp::Lt => ord == Less,
+            CmpOp::Le => ord != Greater,
+            CmpOp::Gt => ord == Greater,
+            CmpOp::Ge => ord != Less,
+            CmpOp::Eq => ord == Equal,
+            CmpOp::Ne => ord != Equal,
+        };
+        bool_val(if nan { matches!(op, CmpOp::Ne) } else { r })
+    }
+
+    /// `s` (the left operand's text, taken before the right one ran) joined with `y`.
+    fn concat_values(&mut self, mut s: String, y: &Value) -> R<Value> {
+        let t = self.to_str(y);
+        self.string_fits(s.len() + t.len())?;
+        s.push_str(&t);
+        Ok(Value::Str(s))
     }
 
     /// Each arm is its own boxed future, so a recursive call keeps only
@@ -1055,15 +1268,7 @@ impl Interp {
             Expr::Assign(lv, op, rhs) => Box::pin(async move {
                 let loc = self.resolve(lv).await?;
                 let r = self.eval(rhs).await?;
-                let v = match op {
-                    None => r,
-                    Some(op) => {
-                        let cur = self.load(&loc)?.to_num();
-                        Value::Num(self.arith(*op, cur, r.to_num())?)
-                    }
-                };
-                self.store(loc, v.clone())?;
-                Ok(v)
+                self.assign_at(loc, *op, r)
             }),
             Expr::Neg(x) => Box::pin(async move { Ok(Value::Num(-self.eval(x).await?.to_num())) }),
             Expr::Plus(x) => Box::pin(async move { Ok(Value::Num(self.eval(x).await?.to_num())) }),
@@ -1076,27 +1281,7 @@ impl Interp {
             Expr::Cmp(op, a, b) => Box::pin(async move {
                 let x = self.eval(a).await?;
                 let y = self.eval(b).await?;
-                let ord = if self.ignorecase && !(x.is_numeric() && y.is_numeric()) {
-                    let (xs, ys) = (
-                        self.to_str(&x).to_lowercase(),
-                        self.to_str(&y).to_lowercase(),
-                    );
-                    xs.as_bytes().cmp(ys.as_bytes())
-                } else {
-                    compare(&x, &y, &self.convfmt)
-                };
-                use std::cmp::Ordering::*;
-                let nan = (x.is_numeric() && y.is_numeric())
-                    && (x.to_num().is_nan() || y.to_num().is_nan());
-                let r = match op {
-                    CmpOp::Lt => ord == Less,
-                    CmpOp::Le => ord != Greater,
-                    CmpOp::Gt => ord == Greater,
-                    CmpOp::Ge => ord != Less,
-                    CmpOp::Eq => ord == Equal,
-                    CmpOp::Ne => ord != Equal,
-                };
-                Ok(bool_val(if nan { matches!(op, CmpOp::Ne) } else { r }))
+                Ok(self.cmp_values(*op, &x, &y))
             }),
             Expr::Match(neg, a, b) => Box::pin(async move {
                 let s = self.eval(a).await?;
@@ -1119,12 +1304,9 @@ impl Interp {
             }),
             Expr::Concat(a, b) => Box::pin(async move {
                 let x = self.eval(a).await?;
-                let mut s = self.to_str(&x);
+                let x = self.to_str(&x);
                 let y = self.eval(b).await?;
-                let t = self.to_str(&y);
-                self.string_fits(s.len() + t.len())?;
-                s.push_str(&t);
-                Ok(Value::Str(s))
+                self.concat_values(x, &y)
             }),
             Expr::In(subs, arr) => Box::pin(async move {
                 let key = self.subscript(subs).await?;
@@ -1133,10 +1315,7 @@ impl Interp {
             }),
             Expr::IncDec(lv, delta, prefix) => Box::pin(async move {
                 let loc = self.resolve(lv).await?;
-                let old = self.load(&loc)?.to_num();
-                let new = old + delta;
-                self.store(loc, Value::Num(new))?;
-                Ok(Value::Num(if *prefix { new } else { old }))
+                self.inc_dec(loc, *delta, *prefix)
             }),
             Expr::Call(f, args) => {
                 Box::pin(async move { Box::pin(self.call_user(*f, args)).await })
