@@ -279,7 +279,9 @@ fn run_reads_the_config_file() {
     // The model submits without writing the answer file: exit 4, said on the last line.
     assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
     assert!(
-        text(&o.stderr).trim_end().ends_with("answer file missing: /testbed/output/answer.txt"),
+        text(&o.stderr)
+            .trim_end()
+            .ends_with("answer file missing: /testbed/output/answer.txt"),
         "{}",
         text(&o.stderr)
     );

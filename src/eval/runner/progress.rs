@@ -88,6 +88,14 @@ impl Live {
         );
     }
 
+    /// Row `key` is now doing `what` (for rows without steps, e.g. one plain LLM call).
+    pub(super) fn doing(&self, key: &str, what: &str) {
+        if let Some(row) = self.lock().rows.get_mut(key) {
+            row.doing = what.to_string();
+            row.since = Instant::now();
+        }
+    }
+
     /// A job ended (its row is recorded).
     fn ended(&self, key: &str) {
         self.lock().rows.remove(key);
