@@ -7,10 +7,12 @@
 //! its role, and stays there; only the first tool call of a reply is run; a reply without one
 //! gets [`NO_TOOL_CALL`] as a user message.
 
+pub mod attempts;
 pub mod budget;
 mod context;
 pub mod prompt;
 mod reply;
+pub mod report;
 pub mod setup;
 pub mod trajectory;
 
@@ -18,15 +20,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::llm::{Client, LlmError, Message, ToolCall, Usage};
+use crate::llm::{Client, LlmError, Message, ToolCall, Usage, tool_calls_in_content};
 use crate::runtime::executor;
-use crate::tools::{NO_TOOL_CALL, ToolModes, ToolOutput, Toolbox, schemas};
+use crate::tools::{EDITOR_HEADER, NO_TOOL_CALL, ToolModes, ToolOutput, Toolbox, schemas};
 pub use budget::{Budget, TokenCounter, count_characters, count_tokens};
 pub use context::{
     MIN_MAX_TOKENS, context_retry_max_tokens, parse_context_error, steps_remaining_text,
 };
 pub use prompt::Prompts;
 use reply::{assistant_message, calls_of, reasoning_of};
+pub use report::Report;
+use report::{EXCERPT_CHARS, TEXT_EXCERPT_CHARS, call_excerpt, one_line};
 pub use setup::{EpisodeSpec, SandboxSettings, SetupError, setup};
 use trajectory::{Action, Recorder, Step, StepMeta};
 
@@ -115,6 +119,8 @@ struct Turns {
     tool_time: Duration,
     max_tokens: Option<u32>,
     step: u32,
+    /// Turns without a recognized tool call.
+    no_call: u32,
 }
 
 /// What an episode produced.
@@ -126,6 +132,8 @@ pub struct EpisodeResult {
     pub answer: Option<String>,
     /// Model turns taken.
     pub steps: u32,
+    /// Of those, turns without a tool call the episode recognized (each got the nudge).
+    pub no_call_steps: u32,
     /// Tokens over all calls.
     pub usage: Usage,
     /// Seconds waiting for the model.
@@ -141,8 +149,8 @@ pub struct EpisodeResult {
     pub installed: Vec<crate::packages::Locked>,
 }
 
-/// A line of live progress for a terminal (`on_progress` callback).
-pub type Progress = Box<dyn Fn(&str) + Send + Sync>;
+/// Receives what the episode does as it happens (`on_progress`).
+pub type Progress = Box<dyn Fn(&Report) + Send + Sync>;
 
 /// Run one episode.
 pub struct Episode {
@@ -158,15 +166,6 @@ impl std::fmt::Debug for Episode {
         f.debug_struct("Episode")
             .field("settings", &self.settings)
             .finish_non_exhaustive()
-    }
-}
-
-fn short(s: &str, n: usize) -> String {
-    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() > n {
-        format!("{}...", one_line.chars().take(n).collect::<String>())
-    } else {
-        one_line
     }
 }
 
@@ -202,16 +201,21 @@ impl Episode {
         &self.settings
     }
 
-    /// Receive one line per step (tool, short arguments, exit code, time).
+    /// Receive a [`Report`] of each thing the episode does, as it happens (the model asked,
+    /// a tool called and its outcome, a turn without a call, a retry or a failure).
     pub fn on_progress(mut self, f: Progress) -> Self {
         self.progress = Some(f);
         self
     }
 
-    fn say(&self, line: &str) {
+    fn say(&self, report: Report) {
         if let Some(p) = &self.progress {
-            p(line);
+            p(&report);
         }
+    }
+
+    fn note(&self, step: u32, text: String) {
+        self.say(Report::Note { step, text });
     }
 
     /// Run the episode on `problem_statement` to its end.
@@ -228,6 +232,7 @@ impl Episode {
             tool_time: Duration::ZERO,
             max_tokens: self.settings.max_tokens,
             step: 0,
+            no_call: 0,
         };
         let budget = self.settings.deviations.budget;
         let mut counter = TokenCounter::default();
@@ -246,11 +251,14 @@ impl Episode {
                 && counted > self.settings.max_token_limit
             {
                 self.recorder.event(json!({"type": "budget", "step": state.step + 1, "tokens": counted, "limit": self.settings.max_token_limit}));
-                self.say(&format!(
-                    "step {}: {counted} tokens in the conversation > {}; stopping",
+                self.note(
                     state.step + 1,
-                    self.settings.max_token_limit
-                ));
+                    format!(
+                        "the conversation has {} tokens, over the token limit ({}); stopping",
+                        report::thousands(counted),
+                        report::thousands(self.settings.max_token_limit)
+                    ),
+                );
                 break StopReason::TokenLimit;
             }
             state.step += 1;
@@ -291,6 +299,7 @@ impl Episode {
     ) -> Result<Option<(Message, u64, Duration)>, StopReason> {
         let step = st.step;
         self.recorder.event(json!({"type": "request", "step": step, "messages": st.messages.len(), "max_tokens": st.max_tokens}));
+        self.say(Report::Asking { step });
         let t = Instant::now();
         let reply = self
             .client
@@ -304,9 +313,12 @@ impl Episode {
                 self.recorder.event(json!({"type": "error", "step": step, "error": format!("context length: {msg}")}));
                 if let Some(smaller) = context_retry_max_tokens(&msg, st.max_tokens) {
                     st.max_tokens = Some(smaller);
-                    self.say(&format!(
-                        "step {step}: context too long; retrying with max_tokens={smaller}"
-                    ));
+                    self.note(
+                        step,
+                        format!(
+                            "the conversation is too long for the model's context; asking again with max_tokens={smaller}"
+                        ),
+                    );
                     return Ok(None);
                 }
                 return Err(StopReason::ContextLength);
@@ -314,7 +326,7 @@ impl Episode {
             Err(e) => {
                 self.recorder
                     .event(json!({"type": "error", "step": step, "error": e.to_string()}));
-                self.say(&format!("step {step}: LLM error: {e}"));
+                self.note(step, format!("the model's endpoint failed: {e}"));
                 return Err(StopReason::LlmError(e.to_string()));
             }
         };
@@ -350,12 +362,24 @@ impl Episode {
         st.messages
             .push(assistant_message(&msg, native, ours, calls, call.as_ref()));
         // The reference reads a call whose arguments do not parse as no call at all.
-        let call =
-            call.filter(|c| ours || serde_json::from_str::<Value>(&c.function.arguments).is_ok());
+        let (call, unparsed) = match call {
+            Some(c) if !ours && serde_json::from_str::<Value>(&c.function.arguments).is_err() => {
+                (None, Some(c))
+            }
+            c => (c, None),
+        };
         let Some(call) = call else {
-            self.answer_no_call(st, thought, reasoning, turn_time);
+            let excerpt = no_call_excerpt(&thought, &reasoning, unparsed.as_ref());
+            self.answer_no_call(st, thought, reasoning, turn_time, excerpt);
             return Ok(false);
         };
+        self.say(Report::Calling {
+            step,
+            tool: call.function.name.clone(),
+            excerpt: call_excerpt(&call.function.name, &call.function.arguments),
+            model_seconds: turn_time.as_secs_f64(),
+            tokens: st.usage.total_tokens,
+        });
         let out = self.run_tool(step, &call).await?;
         st.tool_time += out.duration;
         self.answer_call(st, native, &call, &out);
@@ -385,9 +409,20 @@ impl Episode {
         thought: String,
         reasoning: String,
         turn_time: Duration,
+        excerpt: String,
     ) {
         let step = st.step;
-        self.say(&format!("step {step}: no tool call"));
+        st.no_call += 1;
+        let text_tool_calls = self.settings.deviations.text_tool_calls;
+        self.say(Report::NoCall {
+            step,
+            excerpt,
+            written_call: !text_tool_calls && !tool_calls_in_content(&thought).is_empty(),
+            turns_without_call: st.no_call,
+            text_tool_calls,
+            model_seconds: turn_time.as_secs_f64(),
+            tokens: st.usage.total_tokens,
+        });
         st.messages.push(Message::text("user", NO_TOOL_CALL));
         let action = Action {
             function: String::new(),
@@ -417,7 +452,7 @@ impl Episode {
                 self.recorder.event(
                     json!({"type": "error", "step": step, "error": format!("host fault: {why}")}),
                 );
-                self.say(&format!("step {step}: host fault: {why}"));
+                self.note(step, format!("the sandbox failed on the host: {why}"));
                 Err(StopReason::HostError(why))
             }
         }
@@ -436,15 +471,13 @@ impl Episode {
                 format!("Observation ({}):\n{}", call.function.name, out.observation),
             ));
         }
-        self.say(&format!(
-            "step {step}: {} {}{} ({:.2}s)",
-            call.function.name,
-            short(&call.function.arguments, 60),
-            out.exit_code
-                .map(|c| format!(" -> exit {c}"))
-                .unwrap_or_default(),
-            out.duration.as_secs_f64()
-        ));
+        if !out.submitted {
+            self.say(Report::Called {
+                step,
+                outcome: outcome(out),
+                seconds: out.duration.as_secs_f64(),
+            });
+        }
     }
 
     /// Write one step to the trajectory; `tool` is the tool's time and exit code when a tool
@@ -481,6 +514,7 @@ impl Episode {
             stop,
             answer,
             steps: st.step,
+            no_call_steps: st.no_call,
             usage: st.usage,
             llm_seconds: st.llm_time.as_secs_f64(),
             tool_seconds: st.tool_time.as_secs_f64(),
@@ -498,6 +532,7 @@ impl Episode {
             "stop": result.stop,
             "answer": result.answer,
             "num_steps": result.steps,
+            "turns_without_tool_call": result.no_call_steps,
             "usage": result.usage,
             "llm_seconds": result.llm_seconds,
             "tool_seconds": result.tool_seconds,
@@ -508,7 +543,7 @@ impl Episode {
         });
         if let Err(e) = self.recorder.finish(summary).await {
             let why = format!("the trajectory is incomplete: {e}");
-            self.say(&format!("warning: {why}"));
+            self.note(st.step, format!("warning: {why}"));
             result.record_error = Some(why);
         }
         // Removing the sandbox's folders is file work: not on the caller's threads.
@@ -531,4 +566,38 @@ impl Episode {
             .ok()
             .flatten()
     }
+}
+
+/// A tool's outcome in words: `exit 0`, `done`, or `refused: ` and the start of its message.
+fn outcome(out: &ToolOutput) -> String {
+    if out.error {
+        let text = out
+            .observation
+            .strip_prefix(EDITOR_HEADER)
+            .unwrap_or(&out.observation);
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return format!("refused: {}", one_line(first, EXCERPT_CHARS));
+    }
+    match out.exit_code {
+        Some(c) => format!("exit {c}"),
+        None => "done".into(),
+    }
+}
+
+/// What a turn without a recognized call said, in short: its text (or its reasoning when it
+/// wrote none), or the call whose arguments were not JSON.
+fn no_call_excerpt(thought: &str, reasoning: &str, unparsed: Option<&ToolCall>) -> String {
+    if let Some(c) = unparsed {
+        return one_line(
+            &format!(
+                "a call of {} whose arguments are not JSON: {}",
+                c.function.name, c.function.arguments
+            ),
+            TEXT_EXCERPT_CHARS,
+        );
+    }
+    if thought.trim().is_empty() && !reasoning.trim().is_empty() {
+        return one_line(&format!("(only reasoning) {reasoning}"), TEXT_EXCERPT_CHARS);
+    }
+    one_line(thought, TEXT_EXCERPT_CHARS)
 }

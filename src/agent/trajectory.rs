@@ -4,7 +4,9 @@
 //! closing `]}` is rewritten, so the cost of a step does not grow with the episode), staying
 //! valid JSON after every step; at the end it is replaced whole with the summary. A crash or
 //! Ctrl-C leaves a valid partial trajectory, and [`read`] rebuilds one from `events.jsonl` if a
-//! write was torn.
+//! write was torn. A folder recorded into again (a benchmark row resumed after a kill) keeps
+//! the earlier attempts in `events.jsonl`: each event carries its attempt's number, and the new
+//! `start` says why the one before ended ([`super::attempts`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -92,6 +94,8 @@ struct Writer {
     steps: Vec<Step>,
     /// The first write that failed before the end (reported by `finish`, not dropped).
     failed: Option<String>,
+    /// Which attempt at this episode this is (1 unless `events.jsonl` held earlier ones).
+    attempt: u32,
 }
 
 impl Writer {
@@ -109,6 +113,7 @@ impl Writer {
     fn event(&mut self, mut e: Value) -> std::io::Result<()> {
         if let Some(o) = e.as_object_mut() {
             o.insert("time".into(), json!(unix_time()));
+            o.insert("attempt".into(), json!(self.attempt));
         }
         // One write per line (formatting straight into the file would be a syscall per token).
         let mut line = serde_json::to_vec(&e)?;
@@ -252,6 +257,19 @@ impl Recorder {
     /// When the directory or the files cannot be created.
     pub fn start(dir: &Path, header: Value) -> std::io::Result<Recorder> {
         std::fs::create_dir_all(dir)?;
+        let earlier = super::attempts::read(&dir.join("events.jsonl"));
+        let previous = earlier.last().map(super::attempts::Attempt::previous);
+        let attempt = earlier.last().map_or(1, |a| a.number + 1);
+        let mut header = header;
+        if attempt > 1
+            && let Some(o) = header.as_object_mut()
+        {
+            o.insert("attempt".into(), json!(attempt));
+            o.insert(
+                "previous_attempt".into(),
+                previous.clone().unwrap_or_default(),
+            );
+        }
         let events = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -264,8 +282,13 @@ impl Recorder {
             trajectory,
             steps: Vec::new(),
             failed: None,
+            attempt,
         };
-        let r = w.event(json!({"type": "start", "header": w.header}));
+        let mut start = json!({"type": "start", "header": w.header});
+        if let Some(p) = previous {
+            start["previous"] = p;
+        }
+        let r = w.event(start);
         w.check("writing events.jsonl", 0, r);
         let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
         crate::runtime::executor::detach(async move {
@@ -394,6 +417,61 @@ mod tests {
             "{msg}"
         );
         assert!(dir.join("trajectory.json").is_file());
+    }
+
+    #[tokio::test]
+    async fn a_folder_recorded_again_marks_each_attempt_and_why_the_last_ended() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("run");
+        // Attempt 1: killed after two steps (no finish).
+        let rec = Recorder::start(&dir, json!({"problem_statement": "x"})).unwrap();
+        rec.step(step(1));
+        rec.step(step(2));
+        rec.flush().await;
+        drop(rec);
+        // Attempt 2: interrupted after one step.
+        let rec = Recorder::start(&dir, json!({"problem_statement": "x"})).unwrap();
+        rec.step(step(1));
+        rec.finish(json!({"status": "interrupted"})).await.unwrap();
+        // Attempt 3 finishes.
+        let rec = Recorder::start(&dir, json!({"problem_statement": "x"})).unwrap();
+        rec.step(step(1));
+        rec.finish(json!({"status": "finished", "stop": {"reason": "submitted"}}))
+            .await
+            .unwrap();
+        let text = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+        let events: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let starts: Vec<&Value> = events.iter().filter(|e| e["type"] == "start").collect();
+        assert_eq!(starts.len(), 3);
+        assert_eq!(starts[0]["attempt"], 1);
+        assert!(starts[0].get("previous").is_none());
+        assert_eq!(starts[1]["attempt"], 2);
+        assert_eq!(starts[1]["previous"]["attempt"], 1);
+        assert_eq!(
+            starts[1]["previous"]["ended"],
+            "stopped without finishing after step 2: the run was interrupted, killed or crashed"
+        );
+        assert_eq!(
+            starts[2]["previous"]["ended"],
+            "interrupted (Ctrl-C) after step 1"
+        );
+        // Every line says which attempt it belongs to, in order.
+        let numbers: Vec<u64> = events
+            .iter()
+            .map(|e| e["attempt"].as_u64().unwrap())
+            .collect();
+        assert!(numbers.windows(2).all(|w| w[0] <= w[1]), "{numbers:?}");
+        let attempts = crate::agent::attempts::read(&dir.join("events.jsonl"));
+        assert_eq!(attempts.len(), 3);
+        assert_eq!(attempts[0].steps.len(), 2);
+        assert!(attempts[2].ending().starts_with("finished (submitted)"));
+        // trajectory.json is the last attempt's, and says which it is.
+        let doc = read(&dir).unwrap();
+        assert_eq!(doc["attempt"], 3);
+        assert_eq!(doc["steps"].as_array().unwrap().len(), 1);
     }
 
     #[tokio::test]

@@ -60,10 +60,14 @@ enum LogFormat {
 
 /// The exit codes of `benchmark` and `merge` (in `--help` and the README).
 pub const EXIT_CODES: &str = "Exit codes:
-  0  the run finished (every gate passed, if any were given)
-  1  a gate failed: --fail-under or --max-errors (the reason is one line on stderr)
-  2  usage or setup error: bad flags, task or data, the runtime, the run folder
-     (nothing was gated)";
+  0    the run finished (every gate passed, if any were given)
+  1    a gate failed: --fail-under or --max-errors (the reason is one line on stderr)
+  2    usage or setup error: bad flags, task or data, the runtime, the run folder
+       (nothing was gated)
+  130  (benchmark) interrupted (Ctrl-C): the finished rows are kept; continue with
+       --resume DIR
+A benchmark row whose model wrote no answer file is scored on the empty answer, as the
+reference does, and gets a warning saying so in results.jsonl.";
 
 /// CI: gates and reports, on `benchmark` and on `merge` (sharded jobs gate on the merged run).
 #[derive(Debug, Args)]

@@ -8,6 +8,7 @@ mod perf;
 mod run;
 mod serve;
 mod view;
+mod watch;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -122,6 +123,7 @@ enum Command {
     ///
     /// Example: llm-in-sandbox run --llm-base-url http://localhost:8000/v1 --llm-name Qwen3-8B
     ///          --query 'What is the 10th Fibonacci number?'
+    #[command(after_help = run::EXIT_CODES)]
     Run(Box<run::RunArgs>),
     /// Evaluate a model on a task set: many episodes at once, scores per domain, resumable,
     /// shardable.

@@ -19,7 +19,18 @@ use llm_in_sandbox::runtime::Runtime;
 use llm_in_sandbox::sandbox::{GUEST_WORKSPACE, NetworkPolicy};
 use llm_in_sandbox::tools::{EditorMode, ShellMode, ToolModes};
 
+use super::watch::Watch;
 use super::{GlobalArgs, tokio_runtime};
+
+/// The exit codes of `run` (in `--help` and docs/coming-from-the-reference.md).
+pub const EXIT_CODES: &str = "Exit codes:
+  0    the model submitted and the answer file exists (its text is printed on stdout)
+  1    the episode stopped before the model submitted: the step limit, the token limit, or
+       a conversation too long for the model's context
+  2    usage or setup error: bad flags, no model named, the runtime
+  3    the model's endpoint failed (past retries) or the sandbox failed on the host
+  4    the model submitted without writing the answer file
+  130  interrupted (Ctrl-C); the partial trajectory is kept";
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -460,6 +471,7 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
         prompts = prompts.load(&p)?;
     }
     let answer_file = prompts.answer_file.clone();
+    let (max_steps, max_token_limit) = (episode.max_steps, episode.max_token_limit);
     let runtime = global.load_runtime_using(0, with.as_deref())?;
     let rt = tokio_runtime()?;
     let tools = reference_tools(&rt, &reference, &runtime, &episode)?;
@@ -490,31 +502,51 @@ pub fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<ExitCode> {
         record_dir: run_dir.clone(),
         header: json!({"problem_statement": query, "model": llm.model, "base_url": llm.base_url}),
     };
-    let result = rt.block_on(run_episode(&runtime, client, spec, &query, &run_dir))?;
-    Ok(report(&result, &run_dir, &answer_file))
+    let Some(result) = rt.block_on(run_episode(&runtime, client, spec, &query, &run_dir))? else {
+        eprintln!(
+            "llm-in-sandbox: interrupted; the partial trajectory is in {}",
+            run_dir.display()
+        );
+        return Ok(ExitCode::from(130));
+    };
+    let limits = (max_steps, max_token_limit);
+    Ok(report(&result, &run_dir, &answer_file, limits))
 }
 
-/// Set up and run the episode, recorded into `run_dir` (Ctrl-C stops it and keeps the partial
-/// trajectory); then what the model left in its output folder is copied to `run_dir/files`.
+/// Set up and run the episode, recorded into `run_dir`, each step shown as it happens; then
+/// what the model left in its output folder is copied to `run_dir/files`. `None`: Ctrl-C
+/// stopped it (the partial trajectory is kept).
 async fn run_episode(
     runtime: &Arc<Runtime>,
     client: Client,
     spec: EpisodeSpec,
     query: &str,
     run_dir: &Path,
-) -> anyhow::Result<EpisodeResult> {
+) -> anyhow::Result<Option<EpisodeResult>> {
     let episode = setup(runtime, client, spec).await?;
     eprintln!("llm-in-sandbox: recording to {}", run_dir.display());
     let recorder = episode.recorder().clone();
     let sandbox = episode.sandbox().clone();
     let output_dir = episode.settings().prompts.output_dir.clone();
-    let episode = episode.on_progress(Box::new(|line| eprintln!("  {line}")));
-    let result = tokio::select! {
-        r = episode.run(query) => r,
-        _ = tokio::signal::ctrl_c() => {
-            let _ = recorder.finish(json!({"status": "interrupted"})).await;
-            bail!("interrupted; the partial trajectory is in {}", run_dir.display());
+    let watch = Watch::new();
+    let reports = watch.clone();
+    let episode = episode.on_progress(Box::new(move |r| reports.report(r)));
+    let ticks = watch.clone();
+    let ticker = tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            ticks.tick();
         }
+    });
+    let result = tokio::select! {
+        r = episode.run(query) => Some(r),
+        _ = tokio::signal::ctrl_c() => None,
+    };
+    ticker.abort();
+    watch.finish();
+    let Some(result) = result else {
+        let _ = recorder.finish(json!({"status": "interrupted"})).await;
+        return Ok(None);
     };
     let rel = output_dir
         .strip_prefix(GUEST_WORKSPACE)
@@ -525,31 +557,54 @@ async fn run_episode(
         if rel.is_empty() { "." } else { rel },
         &run_dir.join("files"),
     )?;
-    Ok(result)
+    Ok(Some(result))
 }
 
-/// How the episode ended (on stderr), its answer (on stdout), and the exit code: 0 submitted,
-/// 3 an LLM or host error, 1 otherwise.
-fn report(result: &EpisodeResult, run_dir: &Path, answer_file: &str) -> ExitCode {
-    eprintln!(
-        "llm-in-sandbox: {:?} after {} steps, {} tokens, {:.1} s (model {:.1} s, tools {:.1} s); results in {}",
-        result.stop,
-        result.steps,
-        result.usage.total_tokens,
+/// How the episode ended and the answer file's state (on stderr), the answer (on stdout),
+/// and the exit code ([`EXIT_CODES`]).
+fn report(
+    result: &EpisodeResult,
+    run_dir: &Path,
+    answer_file: &str,
+    (max_steps, max_token_limit): (u32, u64),
+) -> ExitCode {
+    use llm_in_sandbox::agent::report::thousands;
+    let mut line = format!(
+        "llm-in-sandbox: {}",
+        result.stop.phrase(result.steps, max_steps, max_token_limit)
+    );
+    if result.no_call_steps > 0 {
+        line.push_str(&format!(
+            "; {} of {} turns without a tool call",
+            result.no_call_steps, result.steps
+        ));
+    }
+    line.push_str(&format!(
+        "; {} tokens, {:.1} s (model {:.1} s, tools {:.1} s); results in {}",
+        thousands(result.usage.total_tokens),
         result.total_seconds,
         result.llm_seconds,
         result.tool_seconds,
         run_dir.display()
-    );
+    ));
+    eprintln!("{line}");
     match &result.answer {
-        Some(a) => println!("{}", a.trim_end()),
-        None => {
-            eprintln!("llm-in-sandbox: no answer file was written ({answer_file})")
+        Some(a) if a.trim().is_empty() => {
+            eprintln!("llm-in-sandbox: answer file empty: {answer_file}");
         }
+        Some(a) => {
+            eprintln!(
+                "llm-in-sandbox: answer file: {answer_file} ({} bytes, printed on stdout)",
+                a.len()
+            );
+            println!("{}", a.trim_end());
+        }
+        None => eprintln!("llm-in-sandbox: answer file missing: {answer_file}"),
     }
-    match result.stop {
-        StopReason::Submitted => ExitCode::SUCCESS,
-        StopReason::LlmError(_) | StopReason::HostError(_) => ExitCode::from(3),
+    match (&result.stop, &result.answer) {
+        (StopReason::Submitted, Some(_)) => ExitCode::SUCCESS,
+        (StopReason::Submitted, None) => ExitCode::from(4),
+        (StopReason::LlmError(_) | StopReason::HostError(_), _) => ExitCode::from(3),
         _ => ExitCode::from(1),
     }
 }

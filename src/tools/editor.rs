@@ -12,10 +12,11 @@
 use std::collections::HashMap;
 
 use cap_std::fs::Dir;
-use serde::Deserialize;
+use serde_json::{Map, Value};
 
 use crate::sandbox::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE, Sandbox};
 use crate::shell::strip_terminal_codes;
+use crate::tools::pyvalue;
 
 /// Output past this many characters is clipped (as in the reference system).
 pub const MAX_OUTPUT_CHARS: usize = 10_000;
@@ -26,30 +27,102 @@ const SNIPPET_LINES: usize = 4;
 const MAX_LISTING_LINES: usize = 100;
 const COMMANDS: [&str; 5] = ["view", "create", "str_replace", "insert", "undo_edit"];
 
-/// The tool's arguments. Fields the model adds beyond these are ignored.
-#[derive(Debug, Default, Deserialize)]
+/// The improved editor's arguments, read from the call's JSON object by
+/// [`EditorArgs::from_object`]. Fields the model adds beyond these are ignored.
+#[derive(Debug, Default)]
 pub struct EditorArgs {
     /// view | create | str_replace | insert | undo_edit
-    #[serde(default)]
     pub command: Option<String>,
     /// Absolute guest path (or relative to /testbed).
-    #[serde(default)]
     pub path: Option<String>,
     /// For `create`.
-    #[serde(default)]
     pub file_text: Option<String>,
     /// For `str_replace`.
-    #[serde(default)]
     pub old_str: Option<String>,
     /// For `str_replace` and `insert`.
-    #[serde(default)]
     pub new_str: Option<String>,
     /// For `insert`: the line after which to insert (0 = at the top, the default).
-    #[serde(default)]
     pub insert_line: Option<i64>,
     /// For `view`: `[start, end]`, 1-based, `end` = -1 for the end of the file.
-    #[serde(default)]
     pub view_range: Option<Vec<i64>>,
+}
+
+impl EditorArgs {
+    /// The arguments of a call, each of the kind the tool's schema says; `null` is the same as
+    /// leaving the argument out.
+    ///
+    /// # Errors
+    /// A text for the model naming the argument, the kind it must be and what it was.
+    pub fn from_object(args: &Map<String, Value>) -> Result<EditorArgs, String> {
+        let wrong = |key: &str, kind: &str, v: &Value| {
+            format!(
+                "Error: {key} must be {kind}, not {} ({}).",
+                pyvalue::type_name(v),
+                pyvalue::py_repr(v)
+            )
+        };
+        let text = |key: &str| -> Result<Option<String>, String> {
+            match args.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(v) => Err(wrong(key, "a string", v)),
+            }
+        };
+        let int = |v: &Value| match v {
+            Value::Number(n) => n.as_i64(),
+            _ => None,
+        };
+        let insert_line = match args.get("insert_line") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(int(v).ok_or_else(|| wrong("insert_line", "an integer", v))?),
+        };
+        let view_range = match args.get("view_range") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_array()
+                    .and_then(|a| a.iter().map(int).collect::<Option<Vec<i64>>>())
+                    .ok_or_else(|| wrong("view_range", "a list of two integers", v))?,
+            ),
+        };
+        Ok(EditorArgs {
+            command: text("command")?,
+            path: text("path")?,
+            file_text: text("file_text")?,
+            old_str: text("old_str")?,
+            new_str: text("new_str")?,
+            insert_line,
+            view_range,
+        })
+    }
+}
+
+/// Why the editor did not do what a call asked, as the model is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The editor's own error text (shown after the tool's header).
+    Text(String),
+    /// An argument of a kind the reference's editor code cannot handle: the exception its
+    /// Python raises, as the last line of a traceback (shown alone, without the header; the
+    /// reference's episode ends there).
+    Raised(String),
+}
+
+impl From<String> for Refusal {
+    fn from(s: String) -> Self {
+        Refusal::Text(s)
+    }
+}
+
+impl From<&str> for Refusal {
+    fn from(s: &str) -> Self {
+        Refusal::Text(s.to_string())
+    }
+}
+
+impl From<pyvalue::PyError> for Refusal {
+    fn from(e: pyvalue::PyError) -> Self {
+        Refusal::Raised(e.to_string())
+    }
 }
 
 /// Which editor the model gets.
@@ -149,41 +222,39 @@ impl Editor {
         self.mode
     }
 
-    /// Run one editor command. `Ok` and `Err` are both texts for the model (the episode goes
-    /// on); `Err` marks a refused request.
+    /// Run one editor command on the call's arguments. `Ok` and `Err` are both texts for the
+    /// model (the episode goes on); `Err` marks a refused request.
     ///
     /// # Errors
-    /// The reference's error text for what was wrong with the request.
-    pub fn run(&mut self, sandbox: &Sandbox, args: EditorArgs) -> Result<String, String> {
+    /// The reference's error text for what was wrong with the request, or the exception its
+    /// code raises on an argument of the wrong kind ([`Refusal`]).
+    pub fn run(&mut self, sandbox: &Sandbox, args: &Map<String, Value>) -> Result<String, Refusal> {
+        if self.mode == EditorMode::Reference {
+            return reference::run(sandbox, args);
+        }
+        let args = EditorArgs::from_object(args)?;
         let command = args.command.clone().unwrap_or_default();
         let path = args.path.clone().unwrap_or_default();
         if command.is_empty() || path.is_empty() {
             return Err("Error: command and path are required.".into());
         }
-        let known = match self.mode {
-            EditorMode::Reference => &COMMANDS[..4],
-            EditorMode::Improved => &COMMANDS[..],
-        };
-        if !known.contains(&command.as_str()) {
-            return Err(format!("Unknown command: {command}"));
+        if !COMMANDS.contains(&command.as_str()) {
+            return Err(format!("Unknown command: {command}").into());
         }
         let (dir, rel, norm) = resolve(sandbox, &path)?;
-        if self.mode == EditorMode::Reference {
-            return reference::run(sandbox, dir, &rel, &path, &command, args);
-        }
         let target = Target {
             dir,
             rel: &rel,
             path: &path,
             norm,
         };
-        match command.as_str() {
+        Ok(match command.as_str() {
             "view" => view(dir, &rel, &path, args.view_range.as_deref()),
             "create" => self.create(sandbox, target, args),
             "str_replace" => self.str_replace(sandbox, target, args),
             "insert" => self.insert(sandbox, target, args),
             _ => self.undo_edit(sandbox, target),
-        }
+        }?)
     }
 
     /// `create`: a new file (never over an existing one), with its parents.

@@ -4,20 +4,22 @@
 //! `observation.py`): `Execution output of \[...]:` headers, `<<< Finished >>>`,
 //! `Unknown action: NAME`, and [`NO_TOOL_CALL`] for arguments that are not a JSON object.
 //! Anything wrong with a call becomes an observation ([`ToolOutput`]); arguments the model
-//! invents beyond a tool's schema are ignored. Only a failure of the host under a tool
-//! ([`ToolFault`]) ends the episode, besides `submit`.
+//! invents beyond a tool's schema are ignored, and arguments of the wrong kind get what the
+//! reference's own code answers (its texts, or the Python exception it raises: [`pyvalue`]),
+//! never a parser's message. Only a failure of the host under a tool ([`ToolFault`]) ends the
+//! episode, besides `submit`.
 
 pub mod editor;
+pub(crate) mod pyvalue;
 
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::runtime::executor;
 use crate::shell::{ObservationFormat, Shell, observation};
 pub use editor::EditorMode;
-use editor::{Editor, EditorArgs};
+use editor::{Editor, Refusal};
 
 /// How `execute_bash` runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -193,13 +195,6 @@ pub enum ToolFault {
     Host(String),
 }
 
-/// `execute_bash`'s arguments. Fields the model adds beyond these are ignored.
-#[derive(Deserialize)]
-struct BashArgs {
-    #[serde(default)]
-    command: Option<String>,
-}
-
 /// The tools of one episode, over its shell (and through it, its sandbox).
 #[derive(Debug)]
 pub struct Toolbox {
@@ -263,15 +258,17 @@ impl Toolbox {
                 _ => return Ok(ToolOutput::text(NO_TOOL_CALL.into(), true, started)),
             }
         };
-        if !args.is_object() {
+        let Value::Object(args) = args else {
             return Ok(not_an_object(name, started));
-        }
+        };
         Ok(match name {
-            "execute_bash" => match serde_json::from_value::<BashArgs>(args) {
-                Ok(BashArgs { command: Some(c) }) if !c.is_empty() => {
+            // As the reference: `params.get("command", "")`; a falsy one is no command, and
+            // one that is not a string fails in its `shlex.quote`.
+            "execute_bash" => match args.get("command") {
+                Some(Value::String(c)) if !c.is_empty() => {
                     let r = self
                         .shell
-                        .exec(&c)
+                        .exec(c)
                         .await
                         .map_err(|e| ToolFault::Host(e.to_string()))?;
                     ToolOutput {
@@ -282,29 +279,17 @@ impl Toolbox {
                         duration: started.elapsed(),
                     }
                 }
-                Ok(_) => ToolOutput::text("Error: No command provided.".into(), true, started),
-                Err(e) => ToolOutput::text(
-                    format!(
-                        "Error: bad arguments for execute_bash: {e}. Expected {}.",
-                        example(name)
-                    ),
-                    true,
-                    started,
-                ),
+                Some(v) if pyvalue::truthy(v) => {
+                    ToolOutput::text(pyvalue::PyError::not_a_string(v).to_string(), true, started)
+                }
+                _ => ToolOutput::text("Error: No command provided.".into(), true, started),
             },
-            "str_replace_editor" => match serde_json::from_value::<EditorArgs>(args) {
-                Ok(a) => match self.edit(a).await? {
-                    Ok(text) => ToolOutput::text(format!("{EDITOR_HEADER}{text}"), false, started),
-                    Err(text) => ToolOutput::text(format!("{EDITOR_HEADER}{text}"), true, started),
-                },
-                Err(e) => ToolOutput::text(
-                    format!(
-                        "{EDITOR_HEADER}Error: bad arguments for str_replace_editor: {e}. Expected e.g. {}.",
-                        example(name)
-                    ),
-                    true,
-                    started,
-                ),
+            "str_replace_editor" => match self.edit(args).await? {
+                Ok(text) => ToolOutput::text(format!("{EDITOR_HEADER}{text}"), false, started),
+                Err(Refusal::Text(text)) => {
+                    ToolOutput::text(format!("{EDITOR_HEADER}{text}"), true, started)
+                }
+                Err(Refusal::Raised(text)) => ToolOutput::text(text, true, started),
             },
             "submit" => ToolOutput::finished(started),
             other => ToolOutput::text(format!("Unknown action: {other}"), true, started),
@@ -312,14 +297,17 @@ impl Toolbox {
     }
 
     /// File work runs on the sandbox's blocking threads, not on the caller's.
-    async fn edit(&mut self, args: EditorArgs) -> Result<Result<String, String>, ToolFault> {
+    async fn edit(
+        &mut self,
+        args: Map<String, Value>,
+    ) -> Result<Result<String, Refusal>, ToolFault> {
         let mut editor = self
             .editor
             .take()
             .ok_or_else(|| ToolFault::Host("the editor was lost by an earlier failure".into()))?;
         let sandbox = self.shell.sandbox().clone();
         let (editor, out) = executor::blocking(move || {
-            let out = editor.run(&sandbox, args);
+            let out = editor.run(&sandbox, &args);
             (editor, out)
         })
         .await
@@ -340,13 +328,5 @@ fn not_an_object(name: &str, started: Instant) -> ToolOutput {
             started,
         ),
         other => ToolOutput::text(format!("Execution output of \\[{other}]:\n"), true, started),
-    }
-}
-
-fn example(name: &str) -> &'static str {
-    match name {
-        "execute_bash" => r#"{"command": "ls -la"}"#,
-        "str_replace_editor" => r#"{"command": "view", "path": "/testbed"}"#,
-        _ => "{}",
     }
 }

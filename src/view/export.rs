@@ -64,6 +64,7 @@ fn embed_episode(runs: &Runs, run: usize, key: &str, limits: &ExportLimits) -> V
         Err(err) => return json!({"note": err.to_string()}),
     };
     cut_strings(&mut e["trajectory"], limits.text_chars);
+    cut_strings(&mut e["attempts"], limits.text_chars);
     cut_strings(&mut e["log"], limits.text_chars);
     let Ok(folder) = runs.get(run) else {
         return e;

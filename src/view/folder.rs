@@ -72,6 +72,9 @@ pub struct Episode {
     pub note: Option<String>,
     /// The row's console log (`logs/<id>.txt`) when there is no trajectory (plain-LLM mode).
     pub log: Option<String>,
+    /// The attempts before the one `trajectory` shows, oldest first, when the row was run
+    /// again (a resumed benchmark): `{attempt, ended, steps}` each.
+    pub attempts: Vec<Value>,
 }
 
 impl RunFolder {
@@ -329,6 +332,7 @@ impl RunFolder {
             files,
             note: None,
             log: None,
+            attempts: Vec::new(),
         };
         let own = dir.join("trajectory.json").is_file() || dir.join("events.jsonl").is_file();
         if own && let Ok(doc) = crate::agent::trajectory::read(&dir) {
@@ -339,6 +343,7 @@ impl RunFolder {
                 format!("{rel}/trajectory.json")
             };
             episode.usage = step_usage(&dir.join("events.jsonl"));
+            episode.attempts = earlier_attempts(&dir.join("events.jsonl"));
             return Ok(episode);
         }
         // A plain-LLM run's combined file has an empty trajectory per row: its log says more.
@@ -480,6 +485,15 @@ impl RunFolder {
             .map_err(|e| ViewError::io(&self.root.join(rel), e))?;
         Ok(out)
     }
+}
+
+/// The attempts of an `events.jsonl` before its last one, as the page shows them.
+fn earlier_attempts(events: &Path) -> Vec<Value> {
+    let mut all = crate::agent::attempts::read(events);
+    all.pop();
+    all.into_iter()
+        .map(|a| json!({"attempt": a.number, "ended": a.ending(), "steps": a.steps}))
+        .collect()
 }
 
 /// A plain relative path: non-empty `/`-separated names, none `.` or `..`, no NUL.

@@ -157,7 +157,8 @@ impl Runs {
         page
     }
 
-    /// One row's episode in run `run`: `{row, trajectory, source, usage, files, note, log}`.
+    /// One row's episode in run `run`: `{row, trajectory, source, usage, files, note, log,
+    /// attempts}` (`attempts`: the earlier attempts of a row run again).
     ///
     /// # Errors
     /// [`ViewError::NoRun`], [`ViewError::NoRow`].
@@ -176,6 +177,7 @@ impl Runs {
             "files": e.files.iter().map(|(p, size)| json!({"path": p, "size": size, "kind": page::file_kind(p)})).collect::<Vec<_>>(),
             "note": e.note,
             "log": e.log,
+            "attempts": e.attempts,
         }))
     }
 }

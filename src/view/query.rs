@@ -286,6 +286,7 @@ mod tests {
             problem_statement: None,
             reward: None,
             judge: None,
+            no_call_steps: 0,
         }
     }
 

@@ -51,6 +51,10 @@ pub(super) fn episode_row(root: &Path, doc: &Value) -> RowResult {
         problem_statement: doc["problem_statement"].as_str().map(str::to_string),
         reward: None,
         judge: None,
+        no_call_steps: doc["turns_without_tool_call"]
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0),
     }
 }
 

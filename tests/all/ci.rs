@@ -340,7 +340,7 @@ fn gates_set_the_exit_code_with_a_one_line_reason() {
     let o = run(bin().args(["benchmark", "--help"]));
     let help = text(&o.stdout);
     assert!(
-        help.contains("Exit codes:") && help.contains("1  a gate failed"),
+        help.contains("Exit codes:") && help.contains("1    a gate failed"),
         "{help}"
     );
 }

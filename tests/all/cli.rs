@@ -276,7 +276,15 @@ fn run_reads_the_config_file() {
         .args(["run", "--query", "x"])
         .current_dir(dir.path())
         .env("HOME", dir.path()));
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // The model submits without writing the answer file: exit 4, said on the last line.
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr)
+            .trim_end()
+            .ends_with("answer file missing: /testbed/output/answer.txt"),
+        "{}",
+        text(&o.stderr)
+    );
     let reqs = server.requests();
     assert_eq!(reqs[0]["model"], "from-config");
     assert!(
@@ -510,6 +518,33 @@ fn benchmark_killed_with_sigkill_resumes_without_losing_or_repeating_rows() {
     keys.sort();
     keys.dedup();
     assert_eq!(keys.len(), ROWS, "no row twice");
+    // The rows in flight at the kill ran again in the same folder: their events.jsonl marks
+    // each attempt, and the second says why the first ended.
+    let mut twice = 0;
+    for e in std::fs::read_dir(run_dir.join("trajectories"))
+        .unwrap()
+        .flatten()
+    {
+        let events = e.path().join("events.jsonl");
+        let attempts = llm_in_sandbox::agent::attempts::read(&events);
+        let numbers: Vec<u32> = attempts.iter().map(|a| a.number).collect();
+        assert_eq!(numbers, (1..=attempts.len() as u32).collect::<Vec<_>>());
+        if attempts.len() < 2 {
+            continue;
+        }
+        twice += 1;
+        assert!(attempts[0].summary.is_none() && attempts[1].summary.is_some());
+        let starts: Vec<serde_json::Value> = std::fs::read_to_string(&events)
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["type"] == "start")
+            .collect();
+        assert_eq!(starts[1]["attempt"], 2);
+        let ended = starts[1]["previous"]["ended"].as_str().unwrap_or_default();
+        assert!(ended.starts_with("stopped without finishing "), "{ended}");
+    }
+    assert!(twice >= 1, "no row in flight at the kill ran again");
 }
 
 #[test]

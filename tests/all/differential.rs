@@ -4,7 +4,10 @@
 //! driven by the same scripted model turns (`tests/fixtures/reference_agent/scenarios/`). Every
 //! request each sends to the model must be the same, message by message, with the tool
 //! definitions byte for byte (key order included); so must the trajectory steps and the files
-//! left in the output folder.
+//! left in the output folder. Scenarios 13-15 send every kind of malformed argument (missing,
+//! null, empty, of the wrong type, extra) to each tool: where the reference's own tool code
+//! raises, the driver gives its agent the exception's text (`TypeError: ...`) as the
+//! observation, which is what we show the model, so those steps are compared too.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -272,6 +275,24 @@ fn compare(name: &str, reference: &Value, ours: &(Vec<Value>, Value, Value)) -> 
             trajectory["metadata"]["total_steps"]
         ));
     }
+    // No parser's or Rust's wording ever reaches the model.
+    for s in trajectory["steps"].as_array().into_iter().flatten() {
+        let o = s["observation"].as_str().unwrap_or_default();
+        for phrase in [
+            "invalid type",
+            "expected i64",
+            "missing field",
+            "bad arguments",
+            "serde",
+        ] {
+            if o.contains(phrase) {
+                diffs.push(format!(
+                    "{name}: step {}: {phrase:?} in {o:?}",
+                    s["metadata"]["step"]
+                ));
+            }
+        }
+    }
     if &reference["files"] != files {
         diffs.push(format!(
             "{name}: output files: reference {} ours {files}",
@@ -294,9 +315,9 @@ fn our_run_sends_what_the_reference_agent_sends() {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     names.sort();
-    assert!(names.len() >= 10, "expected at least ten scenarios");
+    assert!(names.len() >= 15, "expected at least fifteen scenarios");
     let mut diffs = Vec::new();
-    let (mut identical, mut requests) = (0, 0);
+    let (mut identical, mut requests, mut raised) = (0, 0, 0);
     for file in &names {
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();
         let scenario: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
@@ -304,6 +325,7 @@ fn our_run_sends_what_the_reference_agent_sends() {
         let reference = run_reference(file, &root, &tmp.path().join("reference.json"));
         let ours = run_ours(&scenario, tmp.path());
         let found = compare(&name, &reference, &ours);
+        raised += reference["raised"].as_array().map_or(0, Vec::len);
         eprintln!(
             "{name}: {} requests, {}",
             ours.0.len(),
@@ -318,8 +340,12 @@ fn our_run_sends_what_the_reference_agent_sends() {
         diffs.extend(found);
     }
     eprintln!(
-        "differential: {identical} of {} scenarios identical to the reference's own Agent ({requests} requests)",
+        "differential: {identical} of {} scenarios identical to the reference's own Agent ({requests} requests; {raised} calls on which its tool code raised)",
         names.len()
+    );
+    assert!(
+        raised >= 15,
+        "the argument-kind scenarios should make the reference's tool code raise ({raised} times)"
     );
     assert!(
         diffs.is_empty(),

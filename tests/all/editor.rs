@@ -213,3 +213,54 @@ async fn the_editor_sees_root_as_python_and_the_shell_do() {
     let (o, err) = edit(&mut t, json!({"command": "view", "path": "/root/notes"})).await;
     assert!(!err && o.contains("/root/notes/todo.txt"), "{o}");
 }
+
+/// The improved editor (ours) names the argument, the kind it must be and what came, in words;
+/// the reference's editor answers as its own code does (`tests/all/differential.rs`). Neither
+/// shows a parser's message.
+#[tokio::test]
+async fn arguments_of_the_wrong_kind_are_named_in_words() {
+    let mut t = toolbox();
+    edit(
+        &mut t,
+        json!({"command": "create", "path": "/testbed/a.txt", "file_text": "a\nb"}),
+    )
+    .await;
+    let cases = [
+        (
+            json!({"command": "insert", "path": "/testbed/a.txt", "insert_line": "", "new_str": "x"}),
+            "Error: insert_line must be an integer, not str ('').",
+        ),
+        (
+            json!({"command": "insert", "path": "/testbed/a.txt", "insert_line": 1.5, "new_str": "x"}),
+            "Error: insert_line must be an integer, not float (1.5).",
+        ),
+        (
+            json!({"command": "view", "path": "/testbed/a.txt", "view_range": "1,2"}),
+            "Error: view_range must be a list of two integers, not str ('1,2').",
+        ),
+        (
+            json!({"command": "create", "path": "/testbed/b.txt", "file_text": 42}),
+            "Error: file_text must be a string, not int (42).",
+        ),
+        (
+            json!({"command": ["view"], "path": "/testbed/a.txt"}),
+            "Error: command must be a string, not list (['view']).",
+        ),
+    ];
+    for (args, want) in cases {
+        let (o, err) = edit(&mut t, args.clone()).await;
+        assert!(err, "{args}: {o}");
+        assert_eq!(
+            o,
+            format!("Execution output of \\[str_replace_editor]:\n{want}"),
+            "{args}"
+        );
+    }
+    // Null is the same as leaving it out; extra arguments are ignored.
+    let (o, err) = edit(
+        &mut t,
+        json!({"command": "view", "path": "/testbed/a.txt", "view_range": null, "why": 1}),
+    )
+    .await;
+    assert!(!err && o.contains("     2\tb"), "{o}");
+}

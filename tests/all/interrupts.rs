@@ -917,6 +917,7 @@ async fn ctrl_c_on_run_stops_a_waiting_command_and_keeps_the_trajectory() {
     );
     assert!(took < BOUND, "run took {took:?} to stop: {err}");
     assert!(err.contains("interrupted"), "{err}");
+    assert_eq!(o.status.code(), Some(130), "{err}");
     let run_dir = only_dir(out.path());
     let t: Value = serde_json::from_str(
         &std::fs::read_to_string(run_dir.join("trajectory.json")).expect("trajectory.json"),

@@ -191,6 +191,7 @@ fn row(key_id: &str, answer: Option<&str>, score: Option<f64>, error: Option<&st
         problem_statement: None,
         reward: None,
         judge: None,
+        no_call_steps: 0,
     }
 }
 

@@ -31,3 +31,4 @@ mod setup;
 mod shell;
 mod shell_data;
 mod view;
+mod watching;

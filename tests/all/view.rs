@@ -610,6 +610,71 @@ fn a_run_output_folder_is_one_row() {
     assert_eq!((status, body.as_slice()), (200, b"42\n".as_slice()));
 }
 
+/// A run folder with one row, `a1#0`, run twice: the first attempt was killed after two steps
+/// (no finish), the second finished in one, as a resumed benchmark leaves it.
+fn run_with_two_attempts() -> tempfile::TempDir {
+    use llm_in_sandbox::agent::trajectory::{Action, Recorder, Step, StepMeta};
+    let dir = tempfile::tempdir().unwrap();
+    let row = json!({"key": "a1#0", "id": "a1", "repeat": 0, "domain": "math", "score": 1.0,
+        "error": null, "answer": "42", "ground_truth": "42", "stop": "max_steps", "steps": 1,
+        "tokens": 10, "llm_seconds": 0.1, "sandbox_seconds": 0.1});
+    std::fs::write(dir.path().join("results.jsonl"), format!("{row}\n")).unwrap();
+    let episode = dir
+        .path()
+        .join("trajectories")
+        .join(llm_in_sandbox::eval::runner::trajectory_dir("a1", 0));
+    let step = |n: u32, what: &str| Step {
+        thought: format!("{what}, step {n}"),
+        reasoning_content: String::new(),
+        action: Action {
+            function: "execute_bash".into(),
+            parameters: json!({"command": format!("echo {what} {n}")}),
+        },
+        observation: format!("{what} {n}"),
+        metadata: StepMeta {
+            step: n,
+            exec_time: 0.1,
+            llm_time: 0.1,
+            tool_time: 0.0,
+            exit_code: Some(0),
+        },
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let header = json!({"problem_statement": "6*7?", "id": "a1"});
+        let first = Recorder::start(&episode, header.clone()).unwrap();
+        first.step(step(1, "killed"));
+        first.step(step(2, "killed"));
+        first.flush().await;
+        drop(first);
+        let second = Recorder::start(&episode, header).unwrap();
+        second.step(step(1, "kept"));
+        second
+            .finish(json!({"status": "finished", "stop": {"reason": "max_steps"}, "answer": "42"}))
+            .await
+            .unwrap();
+    });
+    dir
+}
+
+#[test]
+fn a_row_run_again_shows_its_earlier_attempts_apart() {
+    let dir = run_with_two_attempts();
+    let v = Viewer::start(&[dir.path()], &[]);
+    let e = v.json("/api/episode?run=0&key=a1%230");
+    assert_eq!(e["trajectory"]["attempt"], 2, "{e}");
+    assert_eq!(e["trajectory"]["steps"].as_array().unwrap().len(), 1);
+    assert_eq!(e["trajectory"]["steps"][0]["thought"], "kept, step 1");
+    let earlier = e["attempts"].as_array().unwrap();
+    assert_eq!(earlier.len(), 1, "{e}");
+    assert_eq!(earlier[0]["attempt"], 1);
+    assert_eq!(
+        earlier[0]["ended"],
+        "stopped without finishing after step 2: the run was interrupted, killed or crashed"
+    );
+    assert_eq!(earlier[0]["steps"][1]["thought"], "killed, step 2");
+}
+
 /// Rows as `benchmark` writes them, for a large synthetic run.
 fn synthetic_row(i: usize) -> String {
     let domains = [
@@ -738,6 +803,8 @@ fn view_page_in_a_real_browser() {
     let one = Viewer::start(&[&r.a], &[]);
     let two = Viewer::start(&[&r.a, &r.b], &[]);
     let watch = Viewer::start(&[live.path()], &[]);
+    let twice = run_with_two_attempts();
+    let attempts = Viewer::start(&[twice.path()], &[]);
     let root = env!("CARGO_MANIFEST_DIR");
     let out = Command::new(&python)
         .args(["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"])
@@ -745,6 +812,7 @@ fn view_page_in_a_real_browser() {
         .env("VIEW_ONE", one.url())
         .env("VIEW_TWO", two.url())
         .env("VIEW_LIVE", watch.url())
+        .env("VIEW_ATTEMPTS", attempts.url())
         .env("LIVE_RESULTS", live.path().join("results.jsonl"))
         .env("LIVE_LINE", format!("{}\n", lines[3]))
         .env("EXPORT_HTML", &r.report)

@@ -6,6 +6,7 @@ VIEW_ONE   one run (6 rows: r03 wrong, r05 an error row, r00 wrote plot.png, r01
            has a <script> element)
 VIEW_TWO   that run (A) and a second one (B: r02 wrong, r03 right)
 VIEW_LIVE  a run of 3 rows; appending LIVE_LINE to LIVE_RESULTS adds a fourth
+VIEW_ATTEMPTS  a run whose row a1#0 ran twice (attempt 1 killed after 2 steps, attempt 2 kept)
 EXPORT_HTML  run A's exported report.html
 CHROMIUM, CHROMEDRIVER  the browser and its driver
 """
@@ -178,3 +179,23 @@ def test_the_exported_report_works_from_disk(browser):
     ep = open_row(browser, "r01#0")
     until(browser, lambda d: "<script>window.__xss=1</script>" in ep.text, "the task's script shown as text")
     assert browser.execute_script("return typeof window.__xss") == "undefined"
+
+
+def test_earlier_attempts_are_shown_apart(browser):
+    open_page(browser, os.environ["VIEW_ATTEMPTS"])
+    wait_keys(browser, ["a1#0"])
+    ep = open_row(browser, "a1#0")
+    until(browser, lambda d: len(ep.find_elements(By.CSS_SELECTOR, "details.attempt")) == 1, "one earlier attempt")
+    earlier = ep.find_element(By.CSS_SELECTOR, "details.attempt")
+    assert earlier.get_attribute("data-attempt") == "1"
+    summary = earlier.find_element(By.TAG_NAME, "summary").text
+    assert summary == ("attempt 1: stopped without finishing after step 2: the run was interrupted, "
+                       "killed or crashed (2 steps)"), summary
+    assert len(earlier.find_elements(By.CSS_SELECTOR, ".step")) == 2
+    this = ep.find_element(By.CSS_SELECTOR, ".this-attempt").text
+    assert this.startswith("attempt 2 (the one scored) · 1 steps"), this
+    kept = [s for s in ep.find_elements(By.CSS_SELECTOR, ".side > .step")]
+    assert len(kept) == 1 and "kept, step 1" in kept[0].text
+    # Why the episode ended, in words.
+    assert ep.find_element(By.CSS_SELECTOR, "pre.stop").text == "step limit"
+    assert "stop: step limit" in ep.find_element(By.CSS_SELECTOR, ".verdict").text

@@ -56,6 +56,13 @@ pub struct RowResult {
     /// The judge's verdicts per repeat, when an LLM judge set `score`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<Value>,
+    /// Model turns without a tool call the episode recognized (each got the nudge).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub no_call_steps: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Read the rows already finished in a `results.jsonl` (a torn last line from a kill is ignored).
@@ -128,10 +135,12 @@ pub fn summarize(results: &[RowResult], config: &Value, elapsed: f64) -> Value {
     let mut overall = Group::default();
     let mut domains: BTreeMap<&str, Group> = BTreeMap::new();
     let (mut tokens, mut llm, mut sandbox) = (0u64, 0f64, 0f64);
+    let mut no_call = 0u64;
     for r in &sorted {
         overall.add(r);
         domains.entry(&r.domain).or_default().add(r);
         tokens += r.tokens;
+        no_call += u64::from(r.no_call_steps);
         llm += r.llm_seconds;
         sandbox += r.sandbox_seconds;
     }
@@ -148,6 +157,7 @@ pub fn summarize(results: &[RowResult], config: &Value, elapsed: f64) -> Value {
         "overall": overall_json,
         "domains": domains.iter().map(|(d, g)| (d.to_string(), g.json())).collect::<serde_json::Map<_, _>>(),
         "tokens": tokens,
+        "turns_without_tool_call": no_call,
         "llm_seconds": llm,
         "sandbox_seconds": sandbox,
         "time_share": {"llm": llm / busy, "sandbox": sandbox / busy},
@@ -179,6 +189,14 @@ pub fn table(summary: &Value) -> String {
     out.push_str(
         "score: error rows count as 0 (as the reference); scored: mean over rows with a score\n",
     );
+    if let Some(n) = summary["turns_without_tool_call"]
+        .as_u64()
+        .filter(|n| *n > 0)
+    {
+        out.push_str(&format!(
+            "turns without a tool call: {n} (each got the reference's \"use a function call\" nudge)\n"
+        ));
+    }
     out
 }
 
@@ -388,6 +406,7 @@ mod tests {
             problem_statement: None,
             reward: None,
             judge: None,
+            no_call_steps: 0,
         }
     }
 

@@ -49,9 +49,14 @@ pub(super) async fn sandbox_episode(
         ));
     }
     let sink = console.clone();
-    let episode = episode.on_progress(Box::new(move |line| {
+    let (live, key) = (shared.live.clone(), job.key.clone());
+    let episode = episode.on_progress(Box::new(move |report| {
+        live.report(&key, report);
+        if matches!(report, crate::agent::Report::Asking { .. }) {
+            return;
+        }
         if let Ok(mut c) = sink.lock() {
-            c.push_str(line);
+            c.push_str(&report.line());
             c.push('\n');
         }
     }));
@@ -104,11 +109,22 @@ fn episode_answer(
         .and_then(|v| v["reason"].as_str().map(str::to_string))
         .unwrap_or_default();
     result.steps = r.steps;
+    result.no_call_steps = r.no_call_steps;
     result.tokens = r.usage.total_tokens;
     result.llm_seconds = r.llm_seconds;
     result.sandbox_seconds = r.tool_seconds;
     if r.record_error.is_some() {
         result.warning = r.record_error;
+    }
+    if r.answer.is_none() && !matches!(r.stop, crate::agent::StopReason::HostError(_)) {
+        let missing = format!(
+            "answer file missing: {} (scored as the empty answer, as the reference does)",
+            settings.episode.prompts.answer_file
+        );
+        result.warning = Some(match result.warning.take() {
+            Some(w) => format!("{missing}; {w}"),
+            None => missing,
+        });
     }
     match &r.stop {
         crate::agent::StopReason::LlmError(e) if settings.episode.deviations.llm_error_rows => {

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::task::JoinSet;
 
@@ -49,12 +50,13 @@ pub(super) fn plan(
 pub(super) async fn record_jobs(
     shared: &Arc<Shared>,
     jobs: Vec<Job>,
-    mut sink: std::fs::File,
+    sink: std::fs::File,
     progress: &mut Progress,
     dir: &Path,
 ) -> Result<(), RunError> {
     let ran = jobs.len();
     let workers = shared.settings.workers.max(1);
+    let mut watch = Recording { sink, progress };
     let recorded = drive(
         jobs,
         workers,
@@ -62,12 +64,7 @@ pub(super) async fn record_jobs(
             let shared = shared.clone();
             async move { run_job(&shared, &job).await }
         },
-        |result| {
-            // One line per finished row, flushed at once: a kill loses only rows in flight.
-            append(&mut sink, result)?;
-            progress.update(result);
-            Ok(())
-        },
+        &mut watch,
     )
     .await;
     if let Err((source, done)) = recorded {
@@ -82,15 +79,55 @@ pub(super) async fn record_jobs(
     Ok(())
 }
 
-/// Run `jobs` with at most `workers` at once, handing each finished row to `record` before
-/// another job starts. A job that panics is recorded as an error row with the panic's message.
-/// When `record` fails, every job still running is cancelled and no other starts: the error
-/// comes back with the number of rows recorded before it.
+/// What [`drive`] tells as jobs start and finish, and while they run.
+pub(super) trait Watch {
+    /// A job starts.
+    fn started(&mut self, job: &Job);
+    /// A job's row is done: record it (an error stops the run).
+    fn finished(&mut self, result: &RowResult) -> std::io::Result<()>;
+    /// When [`Watch::tick`] is next due while jobs run (`None`: never).
+    fn next_due(&self) -> Option<Instant>;
+    /// The time `next_due` named has come.
+    fn tick(&mut self);
+}
+
+/// A run's rows appended to `results.jsonl` and shown on the progress.
+struct Recording<'a> {
+    sink: std::fs::File,
+    progress: &'a mut Progress,
+}
+
+impl Watch for Recording<'_> {
+    fn started(&mut self, job: &Job) {
+        self.progress.live().started(&job.key);
+    }
+
+    fn finished(&mut self, result: &RowResult) -> std::io::Result<()> {
+        // One line per finished row, flushed at once: a kill loses only rows in flight.
+        append(&mut self.sink, result)?;
+        self.progress.update(result);
+        Ok(())
+    }
+
+    fn next_due(&self) -> Option<Instant> {
+        self.progress.next_due()
+    }
+
+    fn tick(&mut self) {
+        self.progress.tick();
+    }
+}
+
+/// Run `jobs` with at most `workers` at once, handing each finished row to `watch` before
+/// another job starts, and ticking `watch` when it asks while jobs run. A job that panics is
+/// recorded as an error row with the panic's message. When recording fails, every job still
+/// running is cancelled and no other starts: the error comes back with the number of rows
+/// recorded before it.
 async fn drive<F, Fut>(
     jobs: Vec<Job>,
     workers: usize,
     start: F,
-    mut record: impl FnMut(&RowResult) -> std::io::Result<()>,
+    watch: &mut impl Watch,
 ) -> Result<usize, (std::io::Error, usize)>
 where
     F: Fn(Job) -> Fut,
@@ -104,11 +141,23 @@ where
         while running.len() < workers
             && let Some(job) = pending.next()
         {
+            watch.started(&job);
             let blank = blank_result(&job);
             let handle = running.spawn(start(job));
             in_flight.insert(handle.id(), blank);
         }
-        let Some(joined) = running.join_next_with_id().await else {
+        // `join_next_with_id` is cancel-safe: a tick loses no finished job.
+        let next = match watch.next_due() {
+            Some(due) if !running.is_empty() => tokio::select! {
+                j = running.join_next_with_id() => j,
+                _ = tokio::time::sleep_until(due.into()) => {
+                    watch.tick();
+                    continue;
+                }
+            },
+            _ => running.join_next_with_id().await,
+        };
+        let Some(joined) = next else {
             return Ok(done);
         };
         let result = match joined {
@@ -124,7 +173,7 @@ where
                 result
             }
         };
-        if let Err(e) = record(&result) {
+        if let Err(e) = watch.finished(&result) {
             running.abort_all();
             return Err((e, done));
         }
@@ -165,9 +214,49 @@ mod tests {
             .collect()
     }
 
+    /// Rows kept in memory, a failure on demand, ticks counted.
+    struct Collect {
+        rows: Vec<RowResult>,
+        started: usize,
+        fail: bool,
+        ticks: usize,
+        every: Option<std::time::Duration>,
+    }
+
+    impl Collect {
+        fn new() -> Collect {
+            Collect {
+                rows: Vec::new(),
+                started: 0,
+                fail: false,
+                ticks: 0,
+                every: None,
+            }
+        }
+    }
+
+    impl Watch for Collect {
+        fn started(&mut self, _: &Job) {
+            self.started += 1;
+        }
+        fn finished(&mut self, r: &RowResult) -> std::io::Result<()> {
+            if self.fail {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.rows.push(r.clone());
+            Ok(())
+        }
+        fn next_due(&self) -> Option<Instant> {
+            self.every.map(|e| Instant::now() + e)
+        }
+        fn tick(&mut self) {
+            self.ticks += 1;
+        }
+    }
+
     #[tokio::test]
     async fn a_panicking_job_becomes_an_error_row_with_its_message() {
-        let mut rows = Vec::new();
+        let mut watch = Collect::new();
         let done = drive(
             jobs(4),
             2,
@@ -179,14 +268,12 @@ mod tests {
                 r.score = Some(1.0);
                 r
             },
-            |r| {
-                rows.push(r.clone());
-                Ok(())
-            },
+            &mut watch,
         )
         .await
         .unwrap();
         assert_eq!(done, 4);
+        let mut rows = watch.rows;
         rows.sort_by(|a, b| a.key.cmp(&b.key));
         let keys: Vec<&str> = rows.iter().map(|r| r.key.as_str()).collect();
         assert_eq!(keys, ["r0#0", "r1#0", "r2#0", "r3#0"]);
@@ -202,20 +289,36 @@ mod tests {
 
     #[tokio::test]
     async fn a_failed_record_stops_new_jobs() {
-        let started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let counter = started.clone();
+        let mut watch = Collect::new();
+        watch.fail = true;
         let err = drive(
             jobs(10),
             1,
-            move |job| {
-                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                async move { blank_result(&job) }
-            },
-            |_| Err(std::io::Error::other("disk full")),
+            |job| async move { blank_result(&job) },
+            &mut watch,
         )
         .await
         .unwrap_err();
         assert_eq!(err.1, 0);
-        assert_eq!(started.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert_eq!(watch.started, 1);
+    }
+
+    #[tokio::test]
+    async fn slow_jobs_are_ticked_while_they_run() {
+        let mut watch = Collect::new();
+        watch.every = Some(std::time::Duration::from_millis(20));
+        let done = drive(
+            jobs(2),
+            2,
+            |job| async move {
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                blank_result(&job)
+            },
+            &mut watch,
+        )
+        .await
+        .unwrap();
+        assert_eq!(done, 2);
+        assert!(watch.ticks >= 3, "{} ticks over 300 ms", watch.ticks);
     }
 }

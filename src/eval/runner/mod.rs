@@ -159,6 +159,7 @@ fn blank_result(job: &Job) -> RowResult {
         problem_statement: Some(row.problem_statement.clone()),
         reward: None,
         judge: None,
+        no_call_steps: 0,
     }
 }
 
@@ -168,6 +169,8 @@ struct Shared {
     task: TaskSpec,
     settings: BenchSettings,
     client: Client,
+    /// The rows in flight, which their episodes report into.
+    live: Arc<progress::Live>,
 }
 
 /// Run `task` on `rows` (already parsed and filtered for errors): at most `workers` episodes
@@ -201,6 +204,7 @@ pub async fn run(
         task,
         settings,
         client,
+        live: progress.live(),
     });
     record_jobs(&shared, jobs, sink, &mut progress, &dir).await?;
     let elapsed = before + started.elapsed().as_secs_f64();

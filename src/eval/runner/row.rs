@@ -23,7 +23,10 @@ pub(super) async fn run_job(shared: &Shared, job: &Job) -> RowResult {
     let console = Arc::new(std::sync::Mutex::new(String::new()));
     let answer = match settings.mode {
         Mode::Sandbox => sandbox_episode(shared, client, job, &mut result, console.clone()).await,
-        Mode::Llm => plain_llm(shared, client, row, &mut result, &console).await,
+        Mode::Llm => {
+            shared.live.doing(&job.key, "waiting for the model");
+            plain_llm(shared, client, row, &mut result, &console).await
+        }
     };
     let console = console.lock().map(|c| c.clone()).unwrap_or_default();
     match answer {

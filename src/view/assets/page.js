@@ -138,6 +138,10 @@
 
   const pct = (v) => (v == null ? "–" : (v * 100).toFixed(1) + "%");
   const secs = (v) => (v == null ? "" : Number(v).toFixed(2));
+  // Why an episode ended, in words (results.jsonl keeps the names).
+  const STOP_WORDS = { submitted: "submitted", max_steps: "step limit", token_limit: "token limit",
+    context_length: "context full", llm_error: "model endpoint failed", host_error: "sandbox host failed" };
+  const stopWords = (v) => (v == null || v === "" ? "" : STOP_WORDS[v] || String(v));
   function scoreCell(r) {
     if (!r) return h("td", { class: "num muted" }, "·");
     if (r.score == null) return h("td", { class: "num err c-score" }, "error");
@@ -198,7 +202,8 @@
     const want = [""].concat(values);
     const have = Array.from(sel.options).map((o) => o.value);
     if (want.join("\u0000") === have.join("\u0000")) return;
-    sel.replaceChildren(...want.map((v) => h("option", { value: v }, v === "" ? "all" : v || "(none)")));
+    const label = key === "stop" ? stopWords : (v) => v;
+    sel.replaceChildren(...want.map((v) => h("option", { value: v }, v === "" ? "all" : label(v) || "(none)")));
     sel.value = want.includes(S[key]) ? S[key] : "";
   }
   function buildFilters(two) {
@@ -238,7 +243,7 @@
         ["tokens", "tokens", num("c-tokens", A, "tokens")],
         ["model s", "llm_seconds", num("", A, "llm_seconds", secs)],
         ["sandbox s", "sandbox_seconds", num("", A, "sandbox_seconds", secs)],
-        ["stop", "stop", text("c-stop", (j) => main(j).stop)],
+        ["stop", "stop", text("c-stop", (j) => stopWords(main(j).stop))],
         ["error", "error", errCell(A)],
       ];
     }
@@ -253,8 +258,8 @@
       ["B answer", null, text("c-answer-b", (j) => j.b && j.b.answer)],
       ["A steps", "steps", num("", A, "steps")],
       ["B steps", null, num("", B, "steps")],
-      ["A stop", "stop", text("", (j) => j.a && j.a.stop)],
-      ["B stop", null, text("", (j) => j.b && j.b.stop)],
+      ["A stop", "stop", text("", (j) => j.a && stopWords(j.a.stop))],
+      ["B stop", null, text("", (j) => j.b && stopWords(j.b.stop))],
       ["A error", "error", errCell(A)],
       ["B error", null, errCell(B)],
     ];
@@ -487,7 +492,8 @@
       ["score", r.score == null ? "none (error)" : String(r.score)],
       ["answer", r.answer == null ? "(none)" : r.answer],
       ["ground truth", r.ground_truth],
-      ["stop", r.stop],
+      ["stop", stopWords(r.stop)],
+      ["turns without a tool call", r.no_call_steps || null],
       ["error", r.error], ["warning", r.warning],
       ["scorer's score (before the judge)", r.reward],
       ["steps / tokens", r.steps + " / " + r.tokens],
@@ -511,10 +517,23 @@
       const user = t.user_prompt || t.problem_statement;
       if (user) side.append(h("div", { class: "label" }, t.user_prompt ? "user prompt" : "task"), h("pre", { class: "prompt user-prompt" }, user));
       const steps = Array.isArray(t.steps) ? t.steps : [];
-      side.append(h("div", { class: "muted" }, steps.length + " steps" + (ep.source ? " · from " + ep.source : "") +
+      // A row run again (a resumed benchmark): its earlier attempts, each folded, then this one.
+      const earlier = Array.isArray(ep.attempts) ? ep.attempts : [];
+      for (const a of earlier) {
+        const list = Array.isArray(a.steps) ? a.steps : [];
+        const box = h("details", { class: "attempt", "data-attempt": a.attempt },
+          h("summary", {}, "attempt " + a.attempt + ": " + a.ended + " (" + list.length + " steps)"));
+        for (const st of list) box.append(renderStep(st, null));
+        side.append(box);
+      }
+      const which = earlier.length ? "attempt " + (t.attempt || earlier.length + 1) + " (the one scored) · " : "";
+      side.append(h("div", { class: "muted this-attempt" }, which + steps.length + " steps" + (ep.source ? " · from " + ep.source : "") +
         (t.status === "running" ? " · still running" : "")));
       for (const st of steps) side.append(renderStep(st, ep.usage));
-      if (t.stop) side.append(h("div", { class: "label" }, "end"), h("pre", {}, JSON.stringify(t.stop)));
+      if (t.stop) {
+        const why = stopWords(t.stop.reason) + (t.stop.detail ? ": " + t.stop.detail : "");
+        side.append(h("div", { class: "label" }, "end"), h("pre", { class: "stop" }, why));
+      }
       if (t.answer != null) side.append(h("div", { class: "label" }, "answer file"), h("pre", { class: "answer" }, String(t.answer)));
       if (t.usage) side.append(h("div", { class: "muted" }, "tokens: " + (t.usage.total_tokens || 0) +
         " (" + (t.usage.prompt_tokens || 0) + " prompt, " + (t.usage.completion_tokens || 0) + " completion)"));
