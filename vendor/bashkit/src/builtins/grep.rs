@@ -943,6 +943,9 @@ async fn scan_input(
         let valid = std::str::from_utf8(&piece).is_ok();
         let mut rest: &[u8] = &piece;
         if let Some(finder) = sh.literal.take() {
+            // `required_literal` refuses `-z`: records end at newlines, which is what
+            // `count_newlines` counts.
+            debug_assert_eq!(term, b'\n');
             // Jump from one occurrence of the literal to the next; the lines between cannot
             // be selected.
             while !rest.is_empty() && scan.can_skip(opts) {
