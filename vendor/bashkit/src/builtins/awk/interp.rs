@@ -42,6 +42,19 @@ pub(super) type R<T> = Result<T, Unwind>;
 /// stack; deeper ones go through the boxed futures, whose frames live on the heap).
 const SYNC_DEPTH: usize = 48;
 
+const UNINIT: Value = Value::Uninit;
+
+/// `$N` with a literal N of 1 or more that `field_index` would take as is.
+fn literal_field(e: &Expr) -> Option<usize> {
+    let Expr::Field(i) = e else { return None };
+    match **i {
+        Expr::Num(n) if n >= 1.0 && n.fract() == 0.0 && n <= AWK_MAX_FIELD_INDEX as f64 => {
+            Some(n as usize)
+        }
+        _ => None,
+    }
+}
+
 /// Whether `e` can be evaluated without awaiting: no command, input, function call or
 /// builtin anywhere in it, and at most `depth` levels deep.
 fn sync_expr(e: &Expr, depth: usize) -> bool {
@@ -1101,6 +1114,13 @@ impl Interp {
                 Ok(Value::Num(self.arith(*op, x, y)?))
             }
             Expr::Cmp(op, a, b) => {
+                if let (Some(i), Expr::Num(n)) = (literal_field(a), &**b) {
+                    // `$3 > 5`: compare the field where it lies instead of copying it out.
+                    self.ensure_split()?;
+                    let y = Value::Num(*n);
+                    let x = self.fields.get(i - 1).unwrap_or(&UNINIT);
+                    return Ok(self.cmp_values(*op, x, &y));
+                }
                 let x = self.eval_sync(a)?;
                 let y = self.eval_sync(b)?;
                 Ok(self.cmp_values(*op, &x, &y))
@@ -1454,6 +1474,16 @@ impl Interp {
 
     pub(super) async fn exec_block(&mut self, b: &[Stmt]) -> R<Flow> {
         for s in b {
+            // An expression statement the plain evaluator takes needs no future of its own
+            // (what `exec_stmt` does for it, without the box).
+            if let StmtKind::Expr(e) = &s.kind
+                && sync_expr(e, SYNC_DEPTH)
+            {
+                self.cur_loc = Some(s.loc);
+                self.tick()?;
+                self.eval_sync(e)?;
+                continue;
+            }
             match self.exec_stmt(s).await? {
                 Flow::Normal => {}
                 other => return Ok(other),
@@ -1733,6 +1763,7 @@ impl Interp {
     async fn pattern_matches(&mut self, rule: &Rule) -> R<bool> {
         Ok(match &rule.pattern {
             Pattern::All => true,
+            Pattern::Expr(e) if sync_expr(e, SYNC_DEPTH) => self.eval_sync(e)?.to_bool(),
             Pattern::Expr(e) => self.cond(e).await?,
             Pattern::Range(a, b, id) => {
                 if !self.range_active[*id] {
