@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Move vendor/wasmtime and vendor/wasmtime-wasi to another published version, with our patches
-# re-applied, and measure the slot-reuse figure with the upstream crates and with the patched
+# Move vendor/wasmtime, vendor/wasmtime-wasi and vendor/wasmtime-internal-cranelift to another
+# published version, with our patches re-applied, and measure the slot-reuse figure with the
+# upstream crates and with the patched
 # ones.
 #
 #   vendor/update-wasmtime.sh VERSION            # replace both crates, bump the pins,
@@ -44,7 +45,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/update-wasmtime.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # The vendored crates, each with its patch: vendor/CRATE is CRATE VERSION + vendor/CRATE.patch.
-crates=(wasmtime wasmtime-wasi)
+crates=(wasmtime wasmtime-wasi wasmtime-internal-cranelift)
 
 # 1. Fetch the published crates with cargo (no features: only their required deps).
 mkdir -p "$work/fetch/src"
@@ -58,11 +59,12 @@ publish = false
 [dependencies]
 wasmtime = { version = "=$version", default-features = false }
 wasmtime-wasi = { version = "=$version", default-features = false }
+wasmtime-internal-cranelift = { version = "=$version", default-features = false }
 
 [workspace]
 EOF
 : >"$work/fetch/src/lib.rs"
-echo "fetching wasmtime and wasmtime-wasi $version with cargo..." >&2
+echo "fetching ${crates[*]} $version with cargo..." >&2
 cargo fetch --quiet --manifest-path "$work/fetch/Cargo.toml"
 
 # 2. Unpack each and re-apply its patch to a copy.
@@ -156,4 +158,4 @@ if [ "$mode" = update ]; then
 else
     use_crates patched
 fi
-echo "vendor/wasmtime and vendor/wasmtime-wasi are now $version with their patches" >&2
+echo "vendor/{${crates[*]}} are now $version with their patches" >&2

@@ -18,6 +18,18 @@ use crate::artifacts::RuntimeFiles;
 
 /// Engine settings that are baked into compiled code; part of the cache key.
 const ENGINE_SETTINGS: &str = "exceptions,gc-drc,epoch,cow,pooling,stack=8M,opt=speed,v1";
+/// Our patch to the code generator (vendor/README.md): compiled code depends on it, so the
+/// cache key carries its hash too.
+const CODEGEN_PATCH: &str = include_str!("../../vendor/wasmtime-internal-cranelift.patch");
+
+/// [`ENGINE_SETTINGS`] and the code generator patch's hash: the settings part of the key of
+/// every compiled module.
+fn compiled_settings() -> String {
+    use sha2::{Digest, Sha256};
+    let patch = hex::encode(&Sha256::digest(CODEGEN_PATCH.as_bytes())[..8]);
+    format!("{ENGINE_SETTINGS},codegen-patch={patch}")
+}
+
 /// How often the epoch advances: the granularity of deadlines.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
 pub(super) const STACK: usize = 8 << 20;
@@ -121,7 +133,7 @@ impl Runtime {
             .map_or_else(|| files.lib_dir(), |l| l.lib_dir.clone());
         let (wasm, identity, driver_in_snapshot) =
             Self::module_source(&engine, &files, cfg, site_layer.as_ref(), progress)?;
-        let key = cache::cache_key(&engine, &identity, ENGINE_SETTINGS);
+        let key = cache::cache_key(&engine, &identity, &compiled_settings());
         let module = cache::load_or_compile(&engine, &wasm, &key, &cfg.cache_root, progress)?;
         let mut linker: Linker<GuestState> = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
@@ -187,7 +199,7 @@ impl Runtime {
         let wasm = dir.join(format!("{id}.wasm"));
         let compiled = cache::cwasm_path(
             &cfg.cache_root,
-            &cache::cache_key(engine, &id, ENGINE_SETTINGS),
+            &cache::cache_key(engine, &id, &compiled_settings()),
         );
         if compiled.is_file() || wasm.is_file() {
             return Ok((wasm, id, true));

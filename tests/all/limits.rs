@@ -31,6 +31,44 @@ async fn busy_loop_stops_at_the_deadline() {
     );
 }
 
+/// Loops that never return to the interpreter's dispatch: the regex engine backtracking
+/// without end, and a matrix product in numpy's BLAS kernel (minutes of work here). The
+/// deadline check in every compiled loop must still reach them (its slow path is called
+/// through a register-preserving trampoline, vendor/README.md), and the sandbox must take
+/// the next call.
+#[tokio::test]
+async fn loops_inside_c_code_stop_at_the_deadline() {
+    let sb = sandbox_with(limits(1, 512, 1 << 20));
+    for (what, src) in [
+        (
+            "regex backtracking",
+            "import re\nprint('started', flush=True)\nre.match(r'(a+)+$', 'a' * 64 + 'b')",
+        ),
+        (
+            "BLAS kernel",
+            "import numpy as np\na = np.ones((3000, 3000))\nprint('started', flush=True)\na @ a",
+        ),
+    ] {
+        let r = py(&sb, &["-c", src]).await;
+        assert_eq!(r.outcome, Outcome::Deadline, "{what}: {}", show(&r));
+        assert_eq!(r.exit_code, 124, "{what}");
+        assert_eq!(r.stdout_text(), "started\n", "{what}: {}", show(&r));
+        // Correctness, not speed: uninterrupted, either would run far longer than this.
+        assert!(
+            r.duration < Duration::from_secs(60),
+            "{what}: {:?}",
+            r.duration
+        );
+        let next = py(&sb, &["-c", "print(6 * 7)"]).await;
+        assert_eq!(
+            next.stdout_text(),
+            "42\n",
+            "{what}, next call: {}",
+            show(&next)
+        );
+    }
+}
+
 #[tokio::test]
 async fn sleep_stops_at_the_deadline() {
     let sb = sandbox_with(limits(1, 512, 1 << 20));

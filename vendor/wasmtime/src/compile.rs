@@ -1029,9 +1029,12 @@ fn compile_required_builtins<'a>(
     for output in raw_outputs.iter() {
         for reloc in compiler.compiled_function_relocation_targets(&*output.function.code) {
             match reloc {
-                FuncKey::WasmToBuiltinTrampoline(builtin)
-                | FuncKey::PatchableToBuiltinTrampoline(builtin) => {
-                    if builtins.insert(builtin) {
+                FuncKey::WasmToBuiltinTrampoline(_) | FuncKey::PatchableToBuiltinTrampoline(_) => {
+                    // llm-in-sandbox: keyed by the whole key (upstream keyed it by the
+                    // builtin alone, so a builtin reached through both kinds of trampoline
+                    // got only the first one compiled; `new_epoch` now is, see
+                    // vendor/README.md).
+                    if builtins.insert(reloc) {
                         new_inputs.push(compile_builtin(reloc));
                     }
                 }
