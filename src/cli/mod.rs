@@ -116,7 +116,8 @@ enum Command {
     ///           llm-in-sandbox exec --workspace ws --bash 'ls -la | head; python3 -c "print(1)"'
     Exec(ExecArgs),
     /// Measure speed and memory (sandbox start, per-command cost, episodes/s, memory per
-    /// sandbox) against a native python3 / bash measured in the same run. `bench` is an alias.
+    /// sandbox, compute-bound Python with --compute) against a native python3 / bash measured
+    /// in the same run. `bench` is an alias.
     #[command(alias = "bench")]
     Perf(perf::PerfArgs),
     /// Solve one task with an LLM working in a sandbox (any OpenAI-compatible endpoint).

@@ -672,6 +672,132 @@ fn perf_episodes_reports_rate_and_cpu_for_each_worker_count() {
     }
 }
 
+/// `perf --compute` at a twentieth of its sizes, against a native Python started without its
+/// site-packages (`-S`), so it has no numpy, sympy, pandas or scipy on any machine: every
+/// workload is named, the pure-Python rows have ratios, the others say they were skipped and
+/// why, and the geometric mean says how many rows it covers. No timing is asserted.
+#[test]
+fn perf_compute_names_every_workload_and_labels_the_skipped_ones() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let python = if std::path::Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    };
+    let bare = dir.path().join("bare-python");
+    std::fs::write(&bare, format!("#!/bin/sh\nexec {python} -I -S \"$@\"\n")).unwrap();
+    std::fs::set_permissions(&bare, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = run(bin()
+        .args([
+            "perf",
+            "--compute",
+            "--compute-runs",
+            "1",
+            "--compute-scale",
+            "0.05",
+        ])
+        .arg("--native-python")
+        .arg(&bare));
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{}", text(&o.stderr));
+    let row = |name: &str| -> Vec<String> {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row {name:?} in\n{out}"));
+        line.trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    for name in [
+        "arithmetic loop (pure Python)",
+        "recursion (fib, Ackermann)",
+        "dict, str and Counter (word counts)",
+        "string building (f-strings, join, +=)",
+        "sorting (ints, tuples, key=, str)",
+        "regex (findall, finditer, sub)",
+        "json (dumps, loads)",
+        "big-int (pi digits, factorial, pow)",
+        "primes by trial division",
+        "objects (classes, methods, attributes)",
+    ] {
+        let cells = row(name);
+        assert_eq!(cells.len(), 4, "{out}");
+        for cell in &cells[1..3] {
+            let ms = cell.strip_suffix(" ms").unwrap_or("not ms");
+            assert!(ms.parse::<f64>().is_ok(), "{cell:?} in\n{out}");
+        }
+        let ratio = cells[3].strip_suffix('x').unwrap_or("not a ratio");
+        assert!(ratio.parse::<f64>().is_ok(), "{:?} in\n{out}", cells[3]);
+    }
+    for (name, module) in [
+        ("sympy (expand, factor, integrate, diff)", "sympy"),
+        ("numpy (400x400 matmul loop)", "numpy"),
+        ("pandas (groupby)", "numpy"),
+        ("scipy (sparse solve, BFGS, quad)", "numpy"),
+    ] {
+        assert_eq!(
+            row(name)[1],
+            format!(
+                "skipped: native python has no {module} (give --native-python a Python that \
+                 has it)"
+            ),
+            "{out}"
+        );
+    }
+    assert!(
+        out.contains("geometric mean ") && out.contains("x over 10 of 14 workloads (4 skipped"),
+        "{out}"
+    );
+    assert!(out.contains("pure-Python loop: "), "{out}");
+}
+
+/// A native Python whose results differ (its output edited on the way) makes `perf --compute`
+/// fail and say which workloads differ.
+#[test]
+fn perf_compute_fails_when_results_differ() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let python = if std::path::Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    };
+    let edited = dir.path().join("edited-python");
+    std::fs::write(
+        &edited,
+        format!(
+            "#!/bin/sh\n{python} -I -S \"$@\" | sed 's/^compute-result: /compute-result: x/'\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&edited, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = run(bin()
+        .args([
+            "perf",
+            "--compute",
+            "--compute-runs",
+            "1",
+            "--compute-scale",
+            "0.01",
+        ])
+        .arg("--native-python")
+        .arg(&edited));
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("| arithmetic loop (pure Python) | results differ (see stderr) |"),
+        "{out}"
+    );
+    assert!(
+        err.contains("arithmetic loop (pure Python): results differ: native printed \"x"),
+        "{err}"
+    );
+    assert!(out.contains("no workload measured"), "{out}");
+}
+
 #[test]
 fn a_finished_command_leaves_no_sandbox_folder_in_the_temporary_folder() {
     let temp = tempfile::tempdir().unwrap();

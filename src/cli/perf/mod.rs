@@ -5,7 +5,8 @@
 //! One file per measured thing: `python.rs` (Python calls, the stock snapshot and import
 //! costs), `shell.rs`, `load.rs` (loading and compiling the runtime), `density.rs` (memory
 //! with many live episodes), `episodes.rs`, `serve.rs`, `packages.rs`, `corpus.rs`; the
-//! timing helpers they share are in `measure.rs`.
+//! timing helpers they share are in `measure.rs`; `shell_data.rs` and `compute.rs` (compute-bound
+//! Python, its workloads in `compute/`) are suites of their own.
 
 #[cfg(feature = "testing")]
 mod episodes;
@@ -43,6 +44,7 @@ mod serve;
 
 use episodes::{episode_overhead, latency_throughput, throughput};
 
+mod compute;
 mod corpus;
 mod density;
 mod limits;
@@ -168,6 +170,27 @@ pub struct PerfArgs {
     /// Runs per side and pipeline for --shell-data (the median is reported).
     #[arg(long, default_value_t = 3, value_name = "N", requires = "shell_data")]
     shell_data_runs: usize,
+    /// Only compute-bound Python: 14 workloads (a pure-Python loop, recursion, dicts and
+    /// Counter, string building, sorting, regex, json, big ints, primes by trial division,
+    /// objects, sympy, a numpy 400x400 matmul loop, a pandas groupby, scipy), each timed inside
+    /// the program, in a fresh sandbox and in --native-python (alternating, --compute-runs
+    /// times); ratios, their geometric mean and the worst row against the targets (geometric
+    /// mean at most 2x, every row and the pure-Python loop at most 3x). Rows whose modules the
+    /// native Python lacks are skipped and say so; fails when a result differs.
+    #[arg(long)]
+    compute: bool,
+    /// Runs per side and workload for --compute (the median is reported).
+    #[arg(long, default_value_t = 3, value_name = "N", requires = "compute")]
+    compute_runs: usize,
+    /// Multiplies every --compute workload's size (1: about 0.3-1 s each natively on 2 cores;
+    /// 0.05 for a check that the suite runs, whose ratios mean little).
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        value_name = "FACTOR",
+        requires = "compute"
+    )]
+    compute_scale: f64,
 }
 
 pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
@@ -186,6 +209,15 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     let rt = tokio_runtime()?;
     if args.shell_data {
         return shell_data::run(&rt, &runtime, args.shell_data_runs.max(1));
+    }
+    if args.compute {
+        return compute::run(
+            &rt,
+            &runtime,
+            args.compute_runs.max(1),
+            args.compute_scale,
+            &args.native_python,
+        );
     }
     if args.packages_corpus {
         return corpus::run(&runtime, &rt, args.corpus.as_deref(), args.sample);
