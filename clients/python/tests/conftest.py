@@ -228,6 +228,12 @@ def two_sandbox_server(request) -> Server:
     return _start(request, "two-sandboxes", ["--max-sandboxes", "2"])
 
 
+@pytest.fixture(scope="session")
+def short_ttl_server(request) -> Server:
+    """A server that deletes a session idle for 2 s."""
+    return _start(request, "short-ttl", ["--idle-ttl", "2"])
+
+
 @pytest.fixture
 def client(server):
     return server.client()

@@ -18,6 +18,7 @@ from llm_in_sandbox_client import (
     ExecResult,
     SandboxAPIError,
     SandboxConnectionError,
+    SandboxUnavailableError,
     UnsafeArchiveError,
     pack_dir,
     safe_extract,
@@ -57,6 +58,10 @@ def test_error_pickles():
 
     e = pickle.loads(pickle.dumps(SandboxAPIError(413, "payload_too_large", "big", False)))
     assert (e.status, e.code, e.message) == (413, "payload_too_large", "big")
+    # Ray and multiprocessing move a trajectory's error between processes.
+    u = pickle.loads(pickle.dumps(SandboxUnavailableError("s1", "the server no longer has it")))
+    assert (u.session, u.cause) == ("s1", "the server no longer has it")
+    assert isinstance(u, RuntimeError) and "s1" in str(u)
 
 
 @pytest.mark.parametrize("value,expected", [("3", 3.0), (" 0 ", 0.0), ("-1", None), ("soon", None), (None, None)])

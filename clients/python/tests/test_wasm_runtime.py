@@ -3,12 +3,14 @@ string exit codes, the timeout text, combined and split output, copies in and ou
 
 from __future__ import annotations
 
+import gc
 import logging
+import threading
 import time
 
 import pytest
 
-from llm_in_sandbox_client import SandboxAPIError, WasmRuntime
+from llm_in_sandbox_client import SandboxAPIError, SandboxUnavailableError, WasmRuntime
 
 pytestmark = pytest.mark.server
 
@@ -149,5 +151,74 @@ def test_close_deletes_the_session(server):
         client.get(sid)
     assert ei.value.status == 404
     rt.close()  # twice is fine
-    out, code = rt.run("echo after close")
-    assert code == "-1" and out.startswith("Error: ")
+    # A closed runtime cannot run anything: an exception, never an "Error: ..." text that a
+    # reward could read as the answer.
+    with pytest.raises(SandboxUnavailableError, match="closed"):
+        rt.run("echo after close")
+    with pytest.raises(SandboxUnavailableError, match="closed"):
+        rt.demux_run("echo after close")
+
+
+def test_names_are_128_random_bits():
+    a, b = (WasmRuntime._get_container_name("python:3.11-slim") for _ in range(2))
+    assert a != b
+    for name in (a, b):
+        prefix, digest = name.rsplit("-", 1)
+        assert prefix == "python-3.11-slim"
+        assert len(digest) == 32 and int(digest, 16) >= 0
+
+
+def test_a_session_deleted_under_the_runtime_raises_instead_of_answering(server):
+    rt = WasmRuntime(base_url=server.url, logger=False)
+    try:
+        assert rt.run("echo 42 > /testbed/answer.txt") == ("", "0")
+        sid = rt.container.id
+        server.client().get(sid).delete()
+        # What a reward function runs to read the answer: it must not get the error as text.
+        for call in (rt.run, rt.demux_run):
+            with pytest.raises(SandboxUnavailableError) as ei:
+                call("cat /testbed/answer.txt")
+            assert ei.value.session == sid
+            assert "no longer has it" in str(ei.value) and "404" in str(ei.value)
+    finally:
+        rt.close()
+
+
+def test_keep_alive_outlasts_the_idle_ttl_and_without_it_the_session_is_gone(short_ttl_server):
+    # The server deletes a session idle for 2 s (its reaper runs every second). A slow model
+    # generation between two tool calls is such an idle time.
+    kept = WasmRuntime(base_url=short_ttl_server.url, logger=False)
+    bare = WasmRuntime(base_url=short_ttl_server.url, logger=False, keep_alive=False)
+    sid = kept.container.id
+    try:
+        for rt in (kept, bare):
+            assert rt.run("echo 42 > /testbed/answer.txt") == ("", "0")
+        time.sleep(6)
+        assert kept.run("cat /testbed/answer.txt") == ("42\n", "0")
+        with pytest.raises(SandboxUnavailableError, match="no longer has it"):
+            bare.run("cat /testbed/answer.txt")
+    finally:
+        kept.close()
+        bare.close()
+    # close() ends the keep-alive thread and deletes the session.
+    assert not [t for t in threading.enumerate() if t.name == f"keep-alive {sid}"]
+    with pytest.raises(SandboxAPIError) as ei:
+        short_ttl_server.client().get(sid)
+    assert ei.value.status == 404
+
+
+def test_a_runtime_dropped_without_close_is_not_kept_alive(short_ttl_server):
+    # The keep-alive thread holds the runtime weakly: dropping the runtime deletes its session
+    # (as before keep-alive) and ends the thread, so a forgotten close() leaks nothing.
+    rt = WasmRuntime(base_url=short_ttl_server.url, logger=False)
+    sid = rt.container.id
+    del rt
+    gc.collect()
+    client = short_ttl_server.client()
+    with pytest.raises(SandboxAPIError) as ei:
+        client.get(sid)
+    assert ei.value.status == 404
+    deadline = time.monotonic() + 30
+    while [t for t in threading.enumerate() if t.name == f"keep-alive {sid}"]:
+        assert time.monotonic() < deadline, "the keep-alive thread outlived its runtime"
+        time.sleep(0.1)

@@ -11,6 +11,7 @@ from .client import Client, ExecResult, Sandbox, ToolResult
 from .errors import (
     SandboxAPIError,
     SandboxConnectionError,
+    SandboxUnavailableError,
     SandboxError,
     UnsafeArchiveError,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "SandboxError",
     "SandboxAPIError",
     "SandboxConnectionError",
+    "SandboxUnavailableError",
     "UnsafeArchiveError",
     "WasmRuntime",
     "CMD_TIMEOUT",

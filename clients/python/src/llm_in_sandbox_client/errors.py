@@ -26,6 +26,26 @@ class SandboxConnectionError(SandboxError):
     """The server could not be reached (refused, reset, DNS, client-side timeout)."""
 
 
+class SandboxUnavailableError(SandboxError, RuntimeError):
+    """A runtime's sandbox cannot run the command: its session was deleted or expired, the
+    server did not answer, or answered with an error. An infrastructure failure, never the
+    command's own result: :class:`WasmRuntime` raises it where the reference's runtime would
+    return an ``Error: ...`` text, so that a reward is never computed from that text.
+
+    Attributes:
+        session: the session's id (None when there was none).
+        cause: what failed, in words.
+    """
+
+    def __init__(self, session: Optional[str], cause: str) -> None:
+        super().__init__(f"sandbox session {session!r} cannot run commands: {cause}")
+        self.session = session
+        self.cause = cause
+
+    def __reduce__(self):  # picklable, as the others (Ray and multiprocessing move errors)
+        return (SandboxUnavailableError, (self.session, self.cause))
+
+
 class UnsafeArchiveError(SandboxError, ValueError):
     """A tar member would land outside the folder it is extracted into."""
 

@@ -5,18 +5,19 @@ the conventions kept (string exit codes, the timeout text, how output is combine
 
 from __future__ import annotations
 
-import datetime
-import hashlib
 import logging
 import os
 import posixpath
 import re
+import secrets
 import shlex
+import threading
+import weakref
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from . import _tar
 from .client import Client, ExecResult, Sandbox
-from .errors import SandboxAPIError
+from .errors import SandboxAPIError, SandboxUnavailableError
 
 __all__ = ["WasmRuntime", "CMD_TIMEOUT"]
 
@@ -85,6 +86,15 @@ class WasmRuntime:
         client: an existing :class:`Client` (then ``base_url``/``token`` are not used).
         idle_ttl_s, max_lifetime_s, limits: passed to the session.
         http_timeout: seconds to wait for the server besides a command's own timeout.
+        keep_alive: touch the session every third of its idle TTL from a background thread
+            while this runtime is open, so a long wait between two commands (a slow model
+            generation) never lets the server delete it (default on).
+
+    A command the sandbox cannot run (its session deleted or expired, the server unreachable or
+    answering with an error) raises :class:`SandboxUnavailableError` from :meth:`run` and
+    :meth:`demux_run`, where the reference's runtime returns an ``Error: ...`` text: that text
+    would otherwise reach the model or be scored as an answer. The command's own failures
+    (exit codes, its deadline) are returned as the reference returns them.
     """
 
     def __init__(
@@ -101,6 +111,7 @@ class WasmRuntime:
         max_lifetime_s: Optional[float] = None,
         limits: Optional[Mapping[str, Any]] = None,
         http_timeout: float = 300.0,
+        keep_alive: bool = True,
         **docker_kwargs: Any,
     ) -> None:
         self.docker_image = docker_image or "llm-in-sandbox-wasm"
@@ -127,8 +138,14 @@ class WasmRuntime:
             "limits": dict(limits) if limits else None,
         }
         self.container: Optional[Sandbox] = None
+        self._keep_alive_stop = threading.Event()
+        self._keep_alive_thread: Optional[threading.Thread] = None
+        # Why the session was found gone by the keep-alive thread, if it was.
+        self._gone: Optional[str] = None
         self.container_name = self._get_container_name(self.docker_image)
         self.start_container(self.docker_image, command, self.container_name, **docker_kwargs)
+        if keep_alive:
+            self._start_keep_alive()
         self.setup_env()
         self.logger.info("Wasm sandbox session ready: %s on %s", self.container.id, self.client.base_url)
 
@@ -136,10 +153,50 @@ class WasmRuntime:
 
     @staticmethod
     def _get_container_name(image_name: str) -> str:
-        """A name unique to this process and moment, prefixed by the sanitised image name."""
-        seed = f"{datetime.datetime.now()}{os.getpid()}{id(object())}"
-        digest = hashlib.sha256(seed.encode()).hexdigest()[:10]
-        return f"{image_name.replace('/', '-').replace(':', '-')}-{digest}"
+        """The sanitised image name and 128 random bits: two runtimes never share a session
+        (names made from the time, the process id and an object id could, across processes
+        and machines, and a shared name gets the other runtime's session)."""
+        return f"{image_name.replace('/', '-').replace(':', '-')}-{secrets.token_hex(16)}"
+
+    def _start_keep_alive(self) -> None:
+        sb = self._require()
+        ttl = sb.data.get("idle_ttl_s")
+        try:
+            interval = max(0.2, float(ttl) / 3.0)
+        except (TypeError, ValueError):
+            interval = 60.0
+        stop = self._keep_alive_stop
+        # Only a weak reference: a runtime dropped without close() is still collected (its
+        # __del__ deletes the session), and the thread ends with it.
+        owner = weakref.ref(self)
+
+        def touch() -> None:
+            while not stop.wait(interval):
+                if owner() is None:
+                    return
+                try:
+                    sb.info()
+                except SandboxAPIError as e:
+                    if e.status == 404:
+                        rt = owner()
+                        if rt is not None:
+                            rt._gone = f"the server no longer has it ({e})"
+                        return
+                    # Anything else (busy, a restart in progress): try again next time.
+                except Exception:  # noqa: BLE001 - a transient failure; the next touch retries
+                    pass
+
+        self._keep_alive_thread = threading.Thread(
+            target=touch, name=f"keep-alive {sb.id}", daemon=True
+        )
+        self._keep_alive_thread.start()
+
+    def _stop_keep_alive(self) -> None:
+        self._keep_alive_stop.set()
+        t = self._keep_alive_thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout=5.0)
+        self._keep_alive_thread = None
 
     @property
     def sandbox(self) -> Optional[Sandbox]:
@@ -192,6 +249,7 @@ class WasmRuntime:
 
     def close(self) -> None:
         """Delete the session. Safe to call twice; errors are logged, not raised."""
+        self._stop_keep_alive()
         if self.container is not None:
             try:
                 self.container.delete(missing_ok=True)
@@ -203,6 +261,9 @@ class WasmRuntime:
 
     def __del__(self) -> None:
         try:
+            stop = getattr(self, "_keep_alive_stop", None)
+            if stop is not None:
+                stop.set()
             if getattr(self, "container", None) is not None:
                 self.container.delete(missing_ok=True)
                 self.container = None
@@ -222,32 +283,40 @@ class WasmRuntime:
         # shell keeps exported variables, which a fresh exec would not.
         where = self.repo_path if workdir is None else workdir
         script = f"cd {shlex.quote(where)}\n{code}"
-        return self._require().exec(script, timeout=timeout)
+        if self.container is None:
+            raise SandboxUnavailableError(None, "this WasmRuntime is closed")
+        sid = self.container.id
+        try:
+            return self.container.exec(script, timeout=timeout)
+        except SandboxAPIError as e:
+            if e.status == 404:
+                why = self._gone or "the server no longer has it (deleted, expired or never made)"
+                raise SandboxUnavailableError(sid, f"{why}: {e}") from e
+            raise SandboxUnavailableError(sid, f"the server answered with an error: {e}") from e
+        except Exception as e:  # noqa: BLE001 - transport failures of every kind
+            raise SandboxUnavailableError(sid, f"the server could not be reached: {e!r}") from e
 
     def run(self, code: str, timeout: int = CMD_TIMEOUT, workdir: Optional[str] = None) -> Tuple[str, str]:
         """Run a bash command; returns ``(output, exit_code_text)``.
 
         ``output`` is stdout followed by stderr, with colour escapes and ``\\r`` removed;
         ``exit_code_text`` is ``"0"``, ``"Error: Exit code N"``, or ``"-1"`` (timeout, with the
-        reference's timeout text as output, or a failure to run, with ``"Error: ..."``).
+        reference's timeout text as output).
+
+        Raises:
+            SandboxUnavailableError: the sandbox could not run the command (the reference
+                returns ``"Error: ..."`` with ``"-1"`` there; see the class).
         """
-        try:
-            stdout, stderr, code_text = reference_result(self._exec(code, timeout, workdir), timeout)
-        except Exception as e:  # noqa: BLE001 - the reference reports every failure this way
-            return f"Error: {e!r}", "-1"
+        stdout, stderr, code_text = reference_result(self._exec(code, timeout, workdir), timeout)
         return stdout + stderr, code_text
 
     def demux_run(
         self, code: str, timeout: int = CMD_TIMEOUT, workdir: Optional[str] = None
     ) -> Tuple[str, str, str]:
         """Run a bash command; returns ``(stdout, stderr, exit_code_text)`` (see :meth:`run`).
-        A timeout gives ``(timeout text, "", "-1")``; a failure to run gives the error text in
-        both streams and ``"-1"``."""
-        try:
-            return reference_result(self._exec(code, timeout, workdir), timeout)
-        except Exception as e:  # noqa: BLE001
-            msg = f"Error: {e!r}"
-            return msg, msg, "-1"
+        A timeout gives ``(timeout text, "", "-1")``. Raises :class:`SandboxUnavailableError`
+        when the sandbox could not run the command."""
+        return reference_result(self._exec(code, timeout, workdir), timeout)
 
     # -- files --------------------------------------------------------------------------------
 
