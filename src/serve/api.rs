@@ -38,6 +38,10 @@ pub(super) struct CreateRequest {
     idle_ttl_s: Option<f64>,
     #[serde(default)]
     max_lifetime_s: Option<f64>,
+    /// `persistent` (default: state carries over between `exec` calls) or `reference` (every
+    /// `exec` starts from the state at creation, as the reference's `docker exec bash -c`).
+    #[serde(default)]
+    shell: Option<String>,
 }
 
 /// Decode `{path: base64}` into guest paths and bytes.
@@ -86,8 +90,18 @@ pub(super) async fn create(
             )));
         }
     }
+    let fresh_shell = match req.shell.as_deref() {
+        None | Some("persistent") => false,
+        Some("reference") => true,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "shell must be \"persistent\" or \"reference\", not {other:?}"
+            )));
+        }
+    };
     let spec = NewSession {
         key: req.key,
+        fresh_shell,
         files: decode_files(&req.files)?,
         env: req.env.into_iter().collect(),
         settings: req.limits.tighten(&srv.config.sandbox)?,

@@ -92,6 +92,8 @@ pub struct Session {
     pub tools: tokio::sync::Mutex<Toolbox>,
     /// Effective limits.
     pub settings: SandboxSettings,
+    /// Whether every `exec` starts from the state at creation ([`NewSession::fresh_shell`]).
+    pub fresh_shell: bool,
     /// Unix seconds of creation.
     pub created_at: u64,
     created: Instant,
@@ -188,6 +190,8 @@ pub struct Info {
     pub idle_ttl_s: f64,
     /// Lifetime, seconds.
     pub max_lifetime_s: f64,
+    /// `reference` (every `exec` a fresh `bash -c`) or `persistent`.
+    pub shell: &'static str,
     /// Effective limits.
     pub limits: LimitsRequest,
 }
@@ -226,6 +230,11 @@ impl Session {
             last_used_at: self.created_at + used.as_secs(),
             idle_ttl_s: self.idle_ttl.as_secs_f64(),
             max_lifetime_s: self.max_lifetime.as_secs_f64(),
+            shell: if self.fresh_shell {
+                "reference"
+            } else {
+                "persistent"
+            },
             limits: LimitsRequest::of(&self.settings),
         }
     }
@@ -246,6 +255,9 @@ pub struct NewSession {
     pub idle_ttl: Duration,
     /// Lifetime.
     pub max_lifetime: Duration,
+    /// Every `exec` starts from the session's state at creation, as a fresh `bash -c` would
+    /// (the reference's `docker exec`); otherwise state carries over between calls.
+    pub fresh_shell: bool,
 }
 
 /// All live sessions.
@@ -429,7 +441,8 @@ async fn make(runtime: &Arc<Runtime>, spec: &NewSession) -> Result<Session, ApiE
     let settings = spec.settings.clone();
     let files = spec.files.clone();
     let env = spec.env.clone();
-    let built = executor::blocking(move || -> Result<(Arc<Sandbox>, Shell), ApiError> {
+    let fresh = spec.fresh_shell;
+    let built = executor::blocking(move || -> Result<(Arc<Sandbox>, Toolbox), ApiError> {
         let sandbox = env
             .into_iter()
             .fold(settings.builder(&runtime, None), |b, (k, v)| b.env(k, v))
@@ -441,17 +454,22 @@ async fn make(runtime: &Arc<Runtime>, spec: &NewSession) -> Result<Session, ApiE
         let sandbox = Arc::new(sandbox);
         let shell = Shell::new(sandbox.clone(), settings.shell())
             .map_err(|e| ApiError::internal(format!("cannot make the shell: {e}")))?;
-        Ok((sandbox, shell))
+        // After the toolbox (which sets the shell's mode for its own tools): `exec` follows
+        // what the session asked for.
+        let mut tools = Toolbox::new(shell);
+        tools.shell_mut().set_fresh_per_call(fresh);
+        Ok((sandbox, tools))
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))??;
-    let (sandbox, shell) = built;
+    let (sandbox, tools) = built;
     let s = Session {
         id: new_id("sb-"),
         key: spec.key.clone(),
         sandbox,
-        tools: tokio::sync::Mutex::new(Toolbox::new(shell)),
+        tools: tokio::sync::Mutex::new(tools),
         settings: spec.settings.clone(),
+        fresh_shell: spec.fresh_shell,
         created_at: unix_now(),
         created: Instant::now(),
         last_used_ms: AtomicU64::new(0),

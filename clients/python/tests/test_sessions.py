@@ -415,3 +415,16 @@ def test_over_max_sandboxes_is_429(two_sandbox_server):
         c.create().delete()
     finally:
         c.delete_many(ids=[a.id, b.id])
+
+
+def test_a_shell_mode_other_than_the_two_is_refused(client):
+    with pytest.raises(SandboxAPIError) as ei:
+        client.create(shell="sticky")
+    assert ei.value.status == 400 and "reference" in ei.value.message
+    with client.create(shell="reference") as sb:
+        assert sb.data["shell"] == "reference"
+        sb.exec("export X=1; cd /tmp")
+        r = sb.exec("echo ${X:-unset}; pwd")
+        assert r.stdout == "unset\n/testbed\n"
+    with client.create() as sb:
+        assert sb.data["shell"] == "persistent"

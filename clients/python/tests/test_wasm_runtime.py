@@ -222,3 +222,37 @@ def test_a_runtime_dropped_without_close_is_not_kept_alive(short_ttl_server):
     while [t for t in threading.enumerate() if t.name == f"keep-alive {sid}"]:
         assert time.monotonic() < deadline, "the keep-alive thread outlived its runtime"
         time.sleep(0.1)
+
+
+def test_each_command_is_a_fresh_bash_c_as_the_references_docker_exec(runtime):
+    # Nothing carries over: variables, functions, the current folder (the reference's
+    # `docker exec` starts a new `bash -c` in /testbed every time).
+    assert runtime.run("export X=1; Y=2; f() { echo hi; }; cd /tmp") == ("", "0")
+    out, code = runtime.run("echo ${X:-unset} ${Y:-unset}; type f >/dev/null 2>&1 && echo fn || echo no-fn; pwd")
+    assert (out, code) == ("unset unset\nno-fn\n/testbed\n", "0")
+    # Files do carry over: it is the same computer.
+    assert runtime.run("echo kept > /testbed/f.txt; cat /testbed/f.txt") == ("kept\n", "0")
+    assert runtime.run("cat f.txt") == ("kept\n", "0")
+    # Another working folder, as `docker exec -w`.
+    assert runtime.run("pwd", workdir="/tmp") == ("/tmp\n", "0")
+
+
+def test_errors_read_as_bash_c_prints_them(runtime):
+    # `bash -c 'nosuchcmd'` prints `bash: line 1: nosuchcmd: command not found` and exits 127;
+    # a name close to a real command gets no "Did you mean" (bash prints none).
+    for workdir in (None, "/tmp"):
+        for name in ("nosuchcmd", "ech"):
+            out, err, code = runtime.demux_run(f"{name} hi", workdir=workdir)
+            assert (out, err, code) == ("", f"bash: line 1: {name}: command not found\n", "Error: Exit code 127")
+    out, err, code = runtime.demux_run("true\nfalse_cmd_here")
+    assert err == "bash: line 2: false_cmd_here: command not found\n"
+
+
+def test_a_persistent_shell_is_still_there_when_asked(server):
+    rt = WasmRuntime(base_url=server.url, logger=False, shell="persistent")
+    try:
+        assert rt.sandbox.data.get("shell") == "persistent"
+        rt.run("export X=1")
+        assert rt.run("echo $X") == ("1\n", "0")
+    finally:
+        rt.close()

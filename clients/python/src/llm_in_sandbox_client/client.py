@@ -294,13 +294,17 @@ class Client:
         limits: Optional[Mapping[str, Any]] = None,
         idle_ttl_s: Optional[float] = None,
         max_lifetime_s: Optional[float] = None,
+        shell: Optional[str] = None,
     ) -> "Sandbox":
         """Create a session (``POST /v1/sandboxes``). With ``key``, get-or-create: a live
         session with that key is returned instead (``sandbox.created`` is then False).
 
         ``files`` maps guest paths to contents (bytes or text); ``limits`` may hold
         ``timeout_s``, ``memory_mb``, ``output_bytes``, ``disk_mb``, ``max_files`` (they can
-        only tighten the server's)."""
+        only tighten the server's). ``shell="reference"`` makes every ``exec`` start from the
+        session's state at creation, as a fresh ``bash -c`` (the reference's ``docker exec``)
+        would; the default, ``"persistent"``, carries variables, functions and the current
+        folder over from call to call."""
         body: Dict[str, Any] = {}
         if key is not None:
             body["key"] = key
@@ -314,6 +318,8 @@ class Client:
             body["idle_ttl_s"] = idle_ttl_s
         if max_lifetime_s is not None:
             body["max_lifetime_s"] = max_lifetime_s
+        if shell is not None:
+            body["shell"] = shell
         info = self._json("POST", "/v1/sandboxes", json_body=body, session_key=key)
         return Sandbox(self, info)
 
@@ -446,8 +452,8 @@ class Sandbox:
     # -- running things -------------------------------------------------------------------
 
     def exec(self, command: str, timeout: Optional[float] = None) -> ExecResult:
-        """Run a shell command in the session's persistent shell (cwd and exported variables
-        carry over to the next call)."""
+        """Run a shell command in the session's shell (cwd and exported variables carry over
+        to the next call, unless the session was made with ``shell="reference"``)."""
         body: Dict[str, Any] = {"command": command}
         if timeout is not None:
             body["timeout_s"] = timeout

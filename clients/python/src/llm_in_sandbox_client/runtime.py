@@ -86,6 +86,10 @@ class WasmRuntime:
         client: an existing :class:`Client` (then ``base_url``/``token`` are not used).
         idle_ttl_s, max_lifetime_s, limits: passed to the session.
         http_timeout: seconds to wait for the server besides a command's own timeout.
+        shell: ``"reference"`` (default): every command runs as a fresh ``docker exec bash -c``
+            in the working folder would, with nothing carried over from earlier commands
+            (variables, functions, the current folder); ``"persistent"``: one shell whose
+            state carries over.
         keep_alive: touch the session every third of its idle TTL from a background thread
             while this runtime is open, so a long wait between two commands (a slow model
             generation) never lets the server delete it (default on).
@@ -111,6 +115,7 @@ class WasmRuntime:
         max_lifetime_s: Optional[float] = None,
         limits: Optional[Mapping[str, Any]] = None,
         http_timeout: float = 300.0,
+        shell: str = "reference",
         keep_alive: bool = True,
         **docker_kwargs: Any,
     ) -> None:
@@ -136,6 +141,7 @@ class WasmRuntime:
             "idle_ttl_s": idle_ttl_s,
             "max_lifetime_s": max_lifetime_s,
             "limits": dict(limits) if limits else None,
+            "shell": shell,
         }
         self.container: Optional[Sandbox] = None
         self._keep_alive_stop = threading.Event()
@@ -221,6 +227,7 @@ class WasmRuntime:
             limits=limits or None,
             idle_ttl_s=self._session_options["idle_ttl_s"],
             max_lifetime_s=self._session_options["max_lifetime_s"],
+            shell=self._session_options["shell"],
         )
         self.logger.info("Started sandbox session %s (%s)", self.container.id, container_name)
 
@@ -279,10 +286,18 @@ class WasmRuntime:
     # -- commands -----------------------------------------------------------------------------
 
     def _exec(self, code: str, timeout: Any, workdir: Optional[str]) -> ExecResult:
-        # Each call starts in the working folder, as a fresh `docker exec` would; the session's
-        # shell keeps exported variables, which a fresh exec would not.
+        # Each call starts in the working folder, as a fresh `docker exec -w` would. A
+        # "reference" session starts every call from its state at creation, in /testbed: the
+        # command goes as it is, so bash's messages name the lines the caller wrote (`line 1`).
         where = self.repo_path if workdir is None else workdir
-        script = f"cd {shlex.quote(where)}\n{code}"
+        fresh = self.container is not None and self.container.data.get("shell") == "reference"
+        if fresh and posixpath.normpath(where) == "/testbed":
+            script = code
+        elif fresh:
+            # On the command's first line, so its lines keep their numbers.
+            script = f"cd {shlex.quote(where)} || exit; {code}"
+        else:
+            script = f"cd {shlex.quote(where)}\n{code}"
         if self.container is None:
             raise SandboxUnavailableError(None, "this WasmRuntime is closed")
         sid = self.container.id

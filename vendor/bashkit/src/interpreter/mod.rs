@@ -34,8 +34,9 @@
 // lines (`name: usage:`) and coreutils-style builtins (cat, grep, ...:
 // external programs in bash) stay unprefixed. Interactive shells
 // (`set_interactive`) print `$0: msg` with no line, like `bash -i`. The
-// sandbox "Did you mean" / unavailable-command hints after
-// `command not found` are kept on purpose.
+// sandbox's unavailable-command hints after `command not found` are kept on
+// purpose; "Did you mean" suggestions are not printed (llm-in-sandbox: bash
+// prints none).
 
 // Decision: trap handlers share the function/source depth budget plus a
 // dedicated trap-nesting cap. Nested delivery skips an exhausted handler
@@ -887,24 +888,6 @@ mod execution_extensions_guard_tests {
     }
 }
 
-/// Levenshtein edit distance between two strings.
-fn levenshtein(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let n = b.len();
-    let mut prev = (0..=n).collect::<Vec<_>>();
-    let mut curr = vec![0; n + 1];
-    for (i, ca) in a.iter().enumerate() {
-        curr[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = if ca == cb { 0 } else { 1 };
-            curr[j + 1] = (prev[j + 1] + 1).min(curr[j] + 1).min(prev[j] + cost);
-        }
-        std::mem::swap(&mut prev, &mut curr);
-    }
-    prev[n]
-}
-
 /// Hint for common commands that are unavailable in the sandbox.
 fn unavailable_command_hint(name: &str) -> Option<&'static str> {
     match name {
@@ -950,31 +933,9 @@ fn command_not_found_message(prefix: &str, name: &str, known_commands: &[&str]) 
         return msg;
     }
 
-    // Find close matches via Levenshtein distance
-    let max_dist = if name.len() <= 3 { 1 } else { 2 };
-    let mut suggestions: Vec<(&str, usize)> = known_commands
-        .iter()
-        .filter_map(|cmd| {
-            let d = levenshtein(name, cmd);
-            if d > 0 && d <= max_dist {
-                Some((*cmd, d))
-            } else {
-                None
-            }
-        })
-        .collect();
-    suggestions.sort_unstable_by(|(left_name, left_dist), (right_name, right_dist)| {
-        left_dist
-            .cmp(right_dist)
-            .then_with(|| left_name.cmp(right_name))
-    });
-    suggestions.truncate(3);
-
-    if !suggestions.is_empty() {
-        let names: Vec<&str> = suggestions.iter().map(|(s, _)| *s).collect();
-        msg.push_str(&format!(". Did you mean: {}?", names.join(", ")));
-    }
-
+    // llm-in-sandbox: no "Did you mean" suggestions: bash prints none, and a model trained
+    // on bash's messages should see bash's (issue 45).
+    let _ = known_commands;
     msg.push('\n');
     msg
 }
@@ -17988,12 +17949,10 @@ echo "count=$COUNT"
     }
 
     #[test]
-    fn test_command_not_found_suggestions_use_stable_tie_break() {
+    fn test_command_not_found_prints_no_suggestions() {
+        // llm-in-sandbox: bash's message, with no "Did you mean".
         let msg = command_not_found_message("bash: ", "grpe", &["type", "true", "tree", "grep"]);
-        assert_eq!(
-            msg,
-            "bash: grpe: command not found. Did you mean: grep, tree, true?\n"
-        );
+        assert_eq!(msg, "bash: grpe: command not found\n");
     }
 
     #[tokio::test]
