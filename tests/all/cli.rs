@@ -672,22 +672,34 @@ fn perf_episodes_reports_rate_and_cpu_for_each_worker_count() {
     }
 }
 
+/// A native Python for `perf --compute` tests: a shell script in `dir` that runs the host's
+/// `python3 -I -S` (no site-packages: no numpy, sympy, pandas or scipy on any machine) with
+/// the arguments it gets, its output piped through `filter` (a shell command) when one is given.
+fn bare_python(dir: &std::path::Path, filter: Option<&str>) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let python = if std::path::Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    };
+    let path = dir.join("bare-python");
+    let body = match filter {
+        None => format!("#!/bin/sh\nexec {python} -I -S \"$@\"\n"),
+        Some(f) => format!("#!/bin/sh\n{python} -I -S \"$@\" | {f}\n"),
+    };
+    std::fs::write(&path, body).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
 /// `perf --compute` at a twentieth of its sizes, against a native Python started without its
 /// site-packages (`-S`), so it has no numpy, sympy, pandas or scipy on any machine: every
 /// workload is named, the pure-Python rows have ratios, the others say they were skipped and
 /// why, and the geometric mean says how many rows it covers. No timing is asserted.
 #[test]
 fn perf_compute_names_every_workload_and_labels_the_skipped_ones() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    let python = if std::path::Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    };
-    let bare = dir.path().join("bare-python");
-    std::fs::write(&bare, format!("#!/bin/sh\nexec {python} -I -S \"$@\"\n")).unwrap();
-    std::fs::set_permissions(&bare, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bare = bare_python(dir.path(), None);
     let o = run(bin()
         .args([
             "perf",
@@ -758,22 +770,11 @@ fn perf_compute_names_every_workload_and_labels_the_skipped_ones() {
 /// fail and say which workloads differ.
 #[test]
 fn perf_compute_fails_when_results_differ() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    let python = if std::path::Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    };
-    let edited = dir.path().join("edited-python");
-    std::fs::write(
-        &edited,
-        format!(
-            "#!/bin/sh\n{python} -I -S \"$@\" | sed 's/^compute-result: /compute-result: x/'\n"
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&edited, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let edited = bare_python(
+        dir.path(),
+        Some("sed 's/^compute-result: /compute-result: x/'"),
+    );
     let o = run(bin()
         .args([
             "perf",
