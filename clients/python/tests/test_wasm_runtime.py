@@ -256,3 +256,10 @@ def test_a_persistent_shell_is_still_there_when_asked(server):
         assert rt.run("echo $X") == ("1\n", "0")
     finally:
         rt.close()
+
+
+def test_the_working_folder_is_set_up_as_the_references(runtime):
+    # input/ and output/, and the repository `git init` makes, as the reference's setup_env.
+    assert runtime.run("ls -A /testbed") == (".git\ninput\noutput\n", "0")
+    out, code = runtime.run("git status --short && git rev-parse --is-inside-work-tree")
+    assert (out, code) == ("true\n", "0")

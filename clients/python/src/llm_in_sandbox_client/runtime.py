@@ -232,9 +232,12 @@ class WasmRuntime:
         self.logger.info("Started sandbox session %s (%s)", self.container.id, container_name)
 
     def setup_env(self) -> None:
-        """Create the working folder with its ``input/`` and ``output/`` folders, as the
-        reference does (no ``git init`` and no pip mirror configuration)."""
+        """Set the working folder up as the reference does: its ``input/`` and ``output/``
+        folders, and ``git init`` in it (the reference's command, errors ignored). The
+        reference's pip configuration file, which points pip at a package mirror, is not
+        written: pip in the sandbox goes where the server lets it."""
         self._mkdirs(self.repo_path, ["input", "output"])
+        self._exec(f"cd {shlex.quote(self.repo_path)} && git init 2>/dev/null || true", CMD_TIMEOUT, None)
 
     def _mkdirs(self, base: str, subdirs) -> None:
         import io
