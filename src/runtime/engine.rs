@@ -23,11 +23,27 @@ const ENGINE_SETTINGS: &str = "exceptions,gc-drc,epoch,cow,pooling,stack=8M,opt=
 const CODEGEN_PATCH: &str = include_str!("../../vendor/wasmtime-internal-cranelift.patch");
 
 /// [`ENGINE_SETTINGS`] and the code generator patch's hash: the settings part of the key of
-/// every compiled module.
+/// every compiled module. The `---`/`+++` header lines are left out of the hash: they carry
+/// file times, which change whenever the patch is regenerated, though the code does not.
 fn compiled_settings() -> String {
+    format!(
+        "{ENGINE_SETTINGS},codegen-patch={}",
+        patch_hash(CODEGEN_PATCH)
+    )
+}
+
+/// A short hash of a unified diff's content, its `---`/`+++` header lines left out.
+fn patch_hash(patch: &str) -> String {
     use sha2::{Digest, Sha256};
-    let patch = hex::encode(&Sha256::digest(CODEGEN_PATCH.as_bytes())[..8]);
-    format!("{ENGINE_SETTINGS},codegen-patch={patch}")
+    let mut h = Sha256::new();
+    for line in patch
+        .lines()
+        .filter(|l| !l.starts_with("--- ") && !l.starts_with("+++ "))
+    {
+        h.update(line.as_bytes());
+        h.update(b"\n");
+    }
+    hex::encode(&h.finalize()[..8])
 }
 
 /// How often the epoch advances: the granularity of deadlines.
@@ -266,4 +282,18 @@ fn start_epoch_ticker(engine: &Engine) -> Result<Arc<AtomicBool>, RuntimeError> 
         })
         .map_err(|e| RuntimeError::Engine(format!("cannot start epoch thread: {e}")))?;
     Ok(stop_ticker)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::patch_hash;
+
+    #[test]
+    fn the_codegen_key_follows_the_patch_content_not_its_file_times() {
+        let a = "--- a/x.rs\t2006-07-24 01:21:28\n+++ b/x.rs\t2026-12-07 12:38:38\n@@ -1 +1 @@\n-old\n+new\n";
+        let regenerated = "--- a/x.rs\t2006-07-24 01:21:28\n+++ b/x.rs\t2026-12-08 09:00:00\n@@ -1 +1 @@\n-old\n+new\n";
+        let changed = "--- a/x.rs\t2006-07-24 01:21:28\n+++ b/x.rs\t2026-12-07 12:38:38\n@@ -1 +1 @@\n-old\n+newer\n";
+        assert_eq!(patch_hash(a), patch_hash(regenerated));
+        assert_ne!(patch_hash(a), patch_hash(changed));
+    }
 }

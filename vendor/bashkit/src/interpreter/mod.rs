@@ -918,12 +918,12 @@ fn unavailable_command_hint(name: &str) -> Option<&'static str> {
     }
 }
 
-/// Build a "command not found" error with optional suggestions.
+/// Build a "command not found" error, with the sandbox's hint for a command it lacks.
 ///
 /// The message is newline-terminated: it goes straight into stderr, and real
 /// bash ends every diagnostic with a newline. Without it consecutive failures
 /// run together on one line (`...command not foundbash: next: ...`).
-fn command_not_found_message(prefix: &str, name: &str, known_commands: &[&str]) -> String {
+fn command_not_found_message(prefix: &str, name: &str) -> String {
     let mut msg = format!("{prefix}{name}: command not found");
 
     // Check for unavailable command hints first
@@ -935,7 +935,6 @@ fn command_not_found_message(prefix: &str, name: &str, known_commands: &[&str]) 
 
     // llm-in-sandbox: no "Did you mean" suggestions: bash prints none, and a model trained
     // on bash's messages should see bash's (issue 45).
-    let _ = known_commands;
     msg.push('\n');
     msg
 }
@@ -10632,20 +10631,7 @@ impl Interpreter {
             }
 
             // Command not found
-            let host_names: Vec<String> = self
-                .host_builtins
-                .as_ref()
-                .map(|reg| reg.names())
-                .unwrap_or_default();
-            let known: Vec<&str> = self
-                .builtins
-                .keys()
-                .map(|s| s.as_str())
-                .chain(self.scoped.functions.keys().map(|s| s.as_str()))
-                .chain(self.scoped.aliases.keys().map(|s| s.as_str()))
-                .chain(host_names.iter().map(|s| s.as_str()))
-                .collect();
-            let msg = command_not_found_message(&self.diag_prefix(), name, &known);
+            let msg = command_not_found_message(&self.diag_prefix(), name);
             // bash sets up the redirects before looking the name up, so
             // `nocmd 2>/dev/null` is silent and `nocmd 2>&1` reports on stdout.
             self.redirect_result(ExecResult::err(msg, 127), &command.redirects)
@@ -17951,7 +17937,7 @@ echo "count=$COUNT"
     #[test]
     fn test_command_not_found_prints_no_suggestions() {
         // llm-in-sandbox: bash's message, with no "Did you mean".
-        let msg = command_not_found_message("bash: ", "grpe", &["type", "true", "tree", "grep"]);
+        let msg = command_not_found_message("bash: ", "grpe");
         assert_eq!(msg, "bash: grpe: command not found\n");
     }
 
