@@ -13,8 +13,8 @@ use super::{Episode, EpisodeSettings};
 use crate::llm::Client;
 use crate::runtime::{Limits, Runtime, RuntimeError, executor};
 use crate::sandbox::{
-    DEFAULT_DISK_QUOTA, DEFAULT_MAX_FILES, GUEST_WORKSPACE, NetworkPolicy, Sandbox, SandboxBuilder,
-    SandboxError,
+    DEFAULT_DISK_QUOTA, DEFAULT_MAX_FILES, DiskPool, GUEST_WORKSPACE, NetworkPolicy, Sandbox,
+    SandboxBuilder, SandboxError,
 };
 use crate::shell::{Shell, ShellError, ShellSettings};
 use crate::tools::Toolbox;
@@ -35,6 +35,9 @@ pub struct SandboxSettings {
     pub disk_quota: u64,
     /// Files `/testbed` and `/tmp` may hold together.
     pub max_files: u64,
+    /// A disk budget the sandboxes made with these settings share (a server's), besides each
+    /// one's `disk_quota`. None: each has its quota only.
+    pub disk_pool: Option<Arc<DiskPool>>,
     /// Hosts the sandbox may reach, and whether `pip install` may fetch pure-Python packages
     /// through the host's pip ([`NetworkPolicy::with_pip`]).
     pub network: NetworkPolicy,
@@ -49,6 +52,7 @@ impl Default for SandboxSettings {
             output_bytes: limits.output_bytes,
             disk_quota: DEFAULT_DISK_QUOTA,
             max_files: DEFAULT_MAX_FILES,
+            disk_pool: None,
             network: NetworkPolicy::off(),
         }
     }
@@ -77,6 +81,7 @@ impl SandboxSettings {
             })
             .disk_quota(self.disk_quota)
             .max_files(self.max_files)
+            .disk_pool(self.disk_pool.clone())
             .network(self.network.clone());
         if let Some(ws) = workspace {
             b = b.workspace(ws);

@@ -47,10 +47,16 @@ pub(crate) struct ServeArgs {
     /// Read the token from this file (first line).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// Live sessions at most (/v1/sandboxes); over it, 429 with Retry-After. Default: as many
-    /// as half the temporary folder's free disk holds at --disk-quota each (16 to 1000).
+    /// Live sessions at most (/v1/sandboxes); over it, 429 with Retry-After. Default: 1000
+    /// (an idle session holds about 50 KiB of memory and one open file; their files share
+    /// --disk-budget).
     #[arg(long, value_name = "N")]
     max_sandboxes: Option<usize>,
+    /// MiB of files all sandboxes together may hold (each also within its --disk-quota);
+    /// past it a write fails as on a full disk. Default: half the temporary folder's free
+    /// space at start.
+    #[arg(long, value_name = "MB")]
+    disk_budget: Option<u64>,
     /// Sandbox calls running at once at most (all endpoints); more wait for a slot. Default:
     /// as many as three quarters of the machine's memory holds at --memory each (2 to 256).
     #[arg(long, value_name = "N")]
@@ -58,8 +64,10 @@ pub(crate) struct ServeArgs {
     /// Calls that may wait for a slot at once; more get 429 with Retry-After.
     #[arg(long, default_value_t = 4096, value_name = "N")]
     max_queued: usize,
-    /// Seconds a call waits for a slot before it gets 429 with Retry-After.
-    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    /// Seconds a call waits for a slot before it gets 429 with Retry-After (default: one
+    /// command's default timeout, so a client waiting that plus the command's own time and a
+    /// margin gets an answer).
+    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
     queue_wait: f64,
     /// Largest request body, file or tar in MiB; over it, 413.
     #[arg(long, default_value_t = 64, value_name = "MB")]
@@ -132,7 +140,12 @@ impl SandboxArgs {
 struct Sizes {
     inflight: usize,
     sandboxes: usize,
+    /// The sandboxes' shared disk budget in bytes; None when the free space is unknown.
+    disk_budget: Option<u64>,
 }
+
+/// Sessions `serve` keeps without --max-sandboxes.
+const DEFAULT_SANDBOXES: usize = 1000;
 
 /// The calls at once `serve` takes without --max-inflight: as many as three quarters of the
 /// machine's memory holds at `memory_bytes` each, 2 to 256 (256 when the memory is unknown).
@@ -143,52 +156,67 @@ pub(crate) fn default_inflight(memory_bytes: u64) -> usize {
 }
 
 impl Sizes {
-    fn of(sandbox: &SandboxSettings, inflight: Option<usize>, sandboxes: Option<usize>) -> Sizes {
+    fn of(
+        sandbox: &SandboxSettings,
+        inflight: Option<usize>,
+        sandboxes: Option<usize>,
+        disk_budget_mb: Option<u64>,
+    ) -> Sizes {
         let (memory, disk) = (machine_memory(), free_disk(&std::env::temp_dir()));
-        let fit = |budget: Option<u64>, each: u64, low: usize, high: usize| {
-            budget.map_or(high, |b| {
-                usize::try_from(b / each.max(1)).map_or(high, |n| n.clamp(low, high))
-            })
-        };
         let sizes = Sizes {
             inflight: inflight
                 .unwrap_or_else(|| default_inflight(sandbox.memory_bytes))
                 .max(1),
-            sandboxes: sandboxes
-                .unwrap_or_else(|| fit(disk.map(|d| d / 2), sandbox.disk_quota, 16, 1000))
-                .max(1),
+            sandboxes: sandboxes.unwrap_or(DEFAULT_SANDBOXES).max(1),
+            disk_budget: disk_budget_mb
+                .map(|mb| mb.saturating_mul(1 << 20))
+                .or(disk.map(|d| d / 2)),
         };
         let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
         let calls = sizes.inflight as u64 * sandbox.memory_bytes;
-        let files = sizes.sandboxes as u64 * sandbox.disk_quota;
+        let memory_note = match (inflight, memory) {
+            (_, None) => String::new(),
+            (None, Some(m)) => format!(
+                " (as many as three quarters of the machine's {:.0} GiB hold)",
+                gib(m)
+            ),
+            (Some(_), Some(m)) if calls > m => format!(
+                " (the machine has {:.0} GiB, so the limit cannot hold)",
+                gib(m)
+            ),
+            (Some(_), Some(m)) => format!(" (the machine has {:.0} GiB)", gib(m)),
+        };
+        let disk_note = match (sizes.disk_budget, disk_budget_mb, disk) {
+            (None, _, _) => "no shared disk budget (the free space is unknown)".to_string(),
+            (Some(b), None, Some(d)) => format!(
+                "sharing {:.0} GiB of disk (half the {:.0} GiB free in the temporary folder)",
+                gib(b),
+                gib(d)
+            ),
+            (Some(b), _, Some(d)) if b > d => format!(
+                "sharing {:.0} GiB of disk (only {:.0} GiB are free in the temporary folder, \
+                 so the budget cannot hold)",
+                gib(b),
+                gib(d)
+            ),
+            (Some(b), _, _) => format!("sharing {:.0} GiB of disk", gib(b)),
+        };
         eprintln!(
-            "llm-in-sandbox serve: {} calls at once x {} MiB = {:.0} GiB of memory{}; {} \
-             sessions x {} MiB = {:.0} GiB of disk{} (--max-inflight, --memory, \
-             --max-sandboxes, --disk-quota)",
+            "llm-in-sandbox serve: {} calls at once x {} MiB = {:.0} GiB of memory{}; up to {} \
+             sessions{}, each with at most {} MiB of files, {} (--max-inflight, --memory, \
+             --max-sandboxes, --disk-quota, --disk-budget)",
             sizes.inflight,
             sandbox.memory_bytes >> 20,
             gib(calls),
-            memory.map_or(String::new(), |m| format!(
-                " (the machine has {:.0} GiB{})",
-                gib(m),
-                if calls > m {
-                    ", so the limit cannot hold"
-                } else {
-                    ""
-                }
-            )),
+            memory_note,
             sizes.sandboxes,
+            if sandboxes.is_none() {
+                " (an idle one holds about 50 KiB)"
+            } else {
+                ""
+            },
             sandbox.disk_quota >> 20,
-            gib(files),
-            disk.map_or(String::new(), |d| format!(
-                " ({:.0} GiB free in the temporary folder{})",
-                gib(d),
-                if files > d {
-                    ", so the quota cannot hold"
-                } else {
-                    ""
-                }
-            )),
+            disk_note,
         );
         sizes
     }
@@ -284,8 +312,16 @@ impl ServeArgs {
                 Some(t)
             }
         };
-        let sandbox = self.sandbox.settings()?;
-        let sizes = Sizes::of(&sandbox, self.max_inflight, self.max_sandboxes);
+        let mut sandbox = self.sandbox.settings()?;
+        let sizes = Sizes::of(
+            &sandbox,
+            self.max_inflight,
+            self.max_sandboxes,
+            self.disk_budget,
+        );
+        sandbox.disk_pool = sizes
+            .disk_budget
+            .map(llm_in_sandbox::sandbox::DiskPool::new);
         let config = ServeConfig {
             token,
             sandbox,

@@ -50,7 +50,7 @@ pub use phases::PhaseTimes;
 
 /// The guest layout lives below the runtime (the package layer reads it too); this path stays.
 pub use crate::layout;
-pub use crate::quota::{Quota, QuotaError, Usage};
+pub use crate::quota::{DiskPool, Quota, QuotaError, Usage};
 
 use crate::artifacts::RuntimeFiles;
 use call::TurnExports;

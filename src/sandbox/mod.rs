@@ -9,7 +9,7 @@ mod network;
 use std::sync::Arc;
 
 pub use crate::runtime::layout::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE};
-pub use crate::runtime::{Quota, QuotaError};
+pub use crate::runtime::{DiskPool, Quota, QuotaError};
 pub use http::{BadCertificate, HttpSettings};
 pub use network::{BadHost, NetworkDenied, NetworkPolicy};
 
@@ -59,6 +59,7 @@ pub struct SandboxBuilder {
     env: Vec<(String, String)>,
     disk_quota: u64,
     max_files: u64,
+    disk_pool: Option<Arc<DiskPool>>,
     network: NetworkPolicy,
     pip_settings: Option<crate::packages::PipSettings>,
     http: HttpSettings,
@@ -94,6 +95,13 @@ impl SandboxBuilder {
     /// Files the sandbox may hold. Default [`DEFAULT_MAX_FILES`] (100,000).
     pub fn max_files(mut self, files: u64) -> Self {
         self.max_files = files;
+        self
+    }
+
+    /// A disk budget this sandbox shares with others (a server's): its bytes count there
+    /// too, and a write that would pass it fails as a full disk does. Default: none.
+    pub fn disk_pool(mut self, pool: Option<Arc<DiskPool>>) -> Self {
+        self.disk_pool = pool;
         self
     }
 
@@ -143,7 +151,7 @@ impl SandboxBuilder {
             workspace.shared_dir(),
             workspace.host_path(),
         ));
-        let quota = Quota::empty(
+        let quota = Quota::empty_in(
             vec![
                 workspace_dir.clone(),
                 scratch.dir().clone(),
@@ -151,6 +159,7 @@ impl SandboxBuilder {
             ],
             self.disk_quota,
             self.max_files,
+            self.disk_pool,
         );
         if measure {
             quota.refresh();
@@ -220,6 +229,7 @@ impl Sandbox {
             env: layout::default_env(),
             disk_quota: DEFAULT_DISK_QUOTA,
             max_files: DEFAULT_MAX_FILES,
+            disk_pool: None,
             network: NetworkPolicy::off(),
             pip_settings: None,
             http: HttpSettings::default(),

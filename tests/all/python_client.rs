@@ -19,7 +19,8 @@ fn python_client_suite_passes() {
     let probe = Command::new(&python)
         .args([
             "-c",
-            "import pytest, sandbox_fusion, mcp, llm_in_sandbox_client",
+            "import pytest, sandbox_fusion, mcp, llm_in_sandbox_client, llm_in_sandbox, \
+             math_verify, rouge_score, skyrl_gym",
         ])
         .output()
         .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));

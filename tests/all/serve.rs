@@ -863,6 +863,87 @@ async fn limits_from_a_request_only_tighten() {
     assert_eq!(v["run_result"]["status"], "TimeLimitExceeded");
 }
 
+/// The sessions of a server share its disk budget: one may use most of it, the next then
+/// gets a full disk (a non-zero exit and the reason, from the shell and from Python alike),
+/// and the space comes back when files or whole sessions are deleted.
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_share_the_servers_disk_budget() {
+    let pool = llm_in_sandbox::sandbox::DiskPool::new(3 << 20);
+    let srv = start(ServeConfig {
+        sandbox: llm_in_sandbox::agent::SandboxSettings {
+            disk_pool: Some(pool.clone()),
+            ..Default::default()
+        },
+        ..quiet()
+    })
+    .await;
+    let b = &srv.base;
+    let (first, second) = (
+        new_session(b, json!({})).await,
+        new_session(b, json!({})).await,
+    );
+    let exec = |id: &str, command: &str| {
+        let url = format!("{b}/v1/sandboxes/{id}/exec");
+        let body = json!({ "command": command });
+        async move { post(&url, body).await.1 }
+    };
+    let v = exec(&first, "head -c 2000000 /dev/zero > big && wc -c < big").await;
+    assert_eq!(
+        (v["exit_code"].as_i64(), v["stdout"].as_str()),
+        (Some(0), Some("2000000\n")),
+        "{v}"
+    );
+    assert!(
+        pool.used() >= 2_000_000,
+        "the pool counts the first session's file"
+    );
+    // Each session's own quota (1 GiB) would allow it; the shared budget does not.
+    let v = exec(&second, "head -c 2000000 /dev/zero > big").await;
+    assert_ne!(v["exit_code"].as_i64(), Some(0), "{v}");
+    assert!(
+        v["stderr"].as_str().unwrap_or("").contains("no space left"),
+        "{v}"
+    );
+    let v = exec(
+        &second,
+        "python3 -c 'open(\"p.bin\", \"wb\").write(bytes(2000000))'",
+    )
+    .await;
+    assert_ne!(v["exit_code"].as_i64(), Some(0), "{v}");
+    assert!(
+        v["stderr"].as_str().unwrap_or("").contains("OSError"),
+        "{v}"
+    );
+    // Deleting the first session's file, then the session, gives the space back.
+    let v = exec(&first, "rm big").await;
+    assert_eq!(v["exit_code"].as_i64(), Some(0), "{v}");
+    let v = exec(
+        &second,
+        "rm -f big p.bin; head -c 2000000 /dev/zero > big && wc -c < big",
+    )
+    .await;
+    assert_eq!(v["stdout"].as_str(), Some("2000000\n"), "{v}");
+    let gone = http()
+        .delete(format!("{b}/v1/sandboxes/{second}"))
+        .send()
+        .await
+        .unwrap();
+    assert!(gone.status().is_success());
+    // The session's folders go on a blocking thread once its last call ended (waited for,
+    // up to a minute, however loaded the machine is).
+    for _ in 0..2400 {
+        if pool.used() < 1_000_000 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(
+        pool.used() < 1_000_000,
+        "a deleted session's bytes stay charged: {}",
+        pool.used()
+    );
+}
+
 /// This process's resident memory and proportional set size (PSS: each page counted once,
 /// however many instance slots map it; RSS counts a snapshot page once per slot), MiB.
 fn memory_mib() -> (f64, f64) {

@@ -8,7 +8,7 @@ import posixpath
 import shutil
 import stat
 import tarfile
-from typing import Dict, List, Union
+from typing import Any, Dict, List, Mapping, Optional, Union
 
 from .errors import UnsafeArchiveError
 
@@ -193,3 +193,39 @@ def safe_extract(data: Union[bytes, io.IOBase], dest: PathLike) -> Dict[str, int
                     f"symlink {os.path.relpath(path, root)!r} resolves outside {root}"
                 )
     return {"files": files, "bytes": size}
+
+
+def input_archive(files: Mapping[str, Any]) -> Optional[bytes]:
+    """A tar of ``files`` (relative path -> text or bytes; None skipped), or None when there is
+    nothing to copy. Paths that are absolute or climb out are refused."""
+    buf = io.BytesIO()
+    count = 0
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        folders = set()
+        for name, content in files.items():
+            if content is None:
+                continue
+            path = posixpath.normpath(str(name).replace("\\", "/"))
+            if path.startswith("/") or path in (".", "..") or path.startswith("../"):
+                raise ValueError(f"input_files: {name!r} is not a path inside the input folder")
+            if isinstance(content, str):
+                data = content.encode("utf-8")
+            elif isinstance(content, (bytes, bytearray)):
+                data = bytes(content)
+            else:
+                raise TypeError(f"input_files: {name!r} holds {type(content).__name__}, not text")
+            parts = path.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                folder = "/".join(parts[:i])
+                if folder not in folders:
+                    folders.add(folder)
+                    info = tarfile.TarInfo(folder)
+                    info.type = tarfile.DIRTYPE
+                    info.mode = 0o755
+                    tar.addfile(info)
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+            count += 1
+    return buf.getvalue() if count else None
