@@ -173,6 +173,17 @@ impl Metrics {
     }
 }
 
+/// The sandboxes' shared disk budget (`--disk-budget`): bytes their files hold now, and the
+/// budget.
+pub fn render_disk_budget(used: u64, budget: u64) -> String {
+    format!(
+        "# HELP llm_in_sandbox_disk_used_bytes Bytes the sandboxes' files hold together.\n\
+         # TYPE llm_in_sandbox_disk_used_bytes gauge\nllm_in_sandbox_disk_used_bytes {used}\n\
+         # HELP llm_in_sandbox_disk_budget_bytes What they may hold together (--disk-budget).\n\
+         # TYPE llm_in_sandbox_disk_budget_bytes gauge\nllm_in_sandbox_disk_budget_bytes {budget}\n"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -534,7 +534,14 @@ async fn metrics_text(State(srv): State<Arc<Server>>) -> Response {
         srv.metrics.render(
             srv.runtime.kept_bytes(),
             srv.runtime.instances_in_use() as u64,
-        ),
+        ) + &srv
+            .config
+            .sandbox
+            .disk_pool
+            .as_ref()
+            .map_or_else(String::new, |p| {
+                metrics::render_disk_budget(p.used(), p.max_bytes())
+            }),
     )
         .into_response()
 }

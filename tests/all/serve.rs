@@ -897,6 +897,12 @@ async fn sessions_share_the_servers_disk_budget() {
         pool.used() >= 2_000_000,
         "the pool counts the first session's file"
     );
+    let m = metrics(b).await;
+    assert!(
+        m.contains(&format!("llm_in_sandbox_disk_budget_bytes {}\n", 3 << 20))
+            && m.contains(&format!("llm_in_sandbox_disk_used_bytes {}\n", pool.used())),
+        "{m}"
+    );
     // Each session's own quota (1 GiB) would allow it; the shared budget does not.
     let v = exec(&second, "head -c 2000000 /dev/zero > big").await;
     assert_ne!(v["exit_code"].as_i64(), Some(0), "{v}");
