@@ -55,9 +55,8 @@ def require_reference() -> Dict[str, Any]:
             f"functions; install them with `{INSTALL_HINT}` ({e})"
         ) from e
     finally:
-        for handler in handlers:
-            if handler not in root.handlers:
-                root.addHandler(handler)
+        # Exactly as they were: the scorers' imports (absl, under rouge-score) add their own.
+        root.handlers[:] = handlers
         root.setLevel(level)
     return {"Agent": Agent, "Action": Action}
 
@@ -68,7 +67,34 @@ def reward_function(task: str) -> Callable[..., float]:
     (``llm_in_sandbox.benchmark.runner.load_reward_function``), once per process."""
     from llm_in_sandbox.benchmark.runner import load_reward_function
 
-    return load_reward_function(task)
+    function = load_reward_function(task)
+    _warm_scorers()
+    return function
+
+
+def _warm_scorers() -> None:
+    """Give the scorers their first call here, once, so that every forked child starts with
+    it done: math-verify compiles its patterns and fills its LaTeX parser's tables on first
+    use (about 50 ms), which each child would otherwise pay again. math-verify's own time
+    limits need a main thread, so they are off for this call; its results are not used. A
+    failure here only leaves the children to do it themselves."""
+    try:
+        from math_verify import parse, verify
+
+        for expected, given in (("\\frac{1}{2}", "\\boxed{0.5}"), ("$3$", "x = 3")):
+            verify(
+                parse(expected, parsing_timeout=None),
+                parse(given, parsing_timeout=None),
+                timeout_seconds=None,
+            )
+    except Exception:  # noqa: BLE001 - a warm-up only
+        pass
+    try:
+        from rouge_score import rouge_scorer
+
+        rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True).score("a warm up", "warm up")
+    except Exception:  # noqa: BLE001 - a warm-up only
+        pass
 
 
 def _child(conn: Any, task: str, answer: str, ground_truth: str, kwargs: Mapping[str, Any]) -> None:
