@@ -520,3 +520,43 @@ def test_without_the_reference_package_the_error_says_what_to_install(tmp_path):
     """, tmp_path)
     assert out.returncode == 0, out.stderr
     assert "pip install 'llm-in-sandbox==0.2.0' math-verify rouge-score" in out.stdout
+
+
+def test_a_full_server_is_waited_for_not_failed(two_sandbox_server):
+    # A trainer's reset that meets a full server waits for a free slot (the env's client
+    # retries a 429 for about a minute) instead of failing the trajectory at once.
+    import re
+    import threading
+
+    client = two_sandbox_server.client()
+
+    def refused():
+        m = re.search(r"^llm_in_sandbox_rejected_total (\S+)$", client.metrics(), re.M)
+        return float(m.group(1))
+
+    held = [client.create(), client.create()]
+    env = LLMinSandboxEnv.from_dict(
+        {**row("instruct_pretrain", "q", "a"), "sandbox_url": two_sandbox_server.url}
+    )
+    before = refused()
+    outcome = {}
+
+    def reset():
+        try:
+            outcome["reset"] = env.reset()
+        except Exception as e:  # noqa: BLE001 - reported below
+            outcome["error"] = e
+
+    thread = threading.Thread(target=reset)
+    thread.start()
+    try:
+        while refused() == before and thread.is_alive():
+            time.sleep(0.05)
+        assert refused() > before, outcome
+        held.pop().delete()
+        thread.join(120)
+        assert "reset" in outcome, outcome
+    finally:
+        env.close()
+        for sb in held:
+            sb.delete(missing_ok=True)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Mapping, Optional
 
 from ._reward import INSTALL_HINT, TRAINING_TASK, RewardError, require_reference, score_in_child
-from .client import Client
+from .client import TRAINER_RETRIES, Client
 from ._tar import input_archive
 from .runtime import WasmRuntime
 
@@ -395,6 +395,7 @@ class EpisodeConfig:
             self.base_url or os.environ.get("LLM_IN_SANDBOX_URL") or "http://127.0.0.1:8080",
             token=self.token or os.environ.get("LLM_IN_SANDBOX_TOKEN") or None,
             timeout=self.http_timeout,
+            retries=TRAINER_RETRIES,
         )
 
 

@@ -93,6 +93,12 @@ def _encode_files(files: Optional[Mapping[str, Union[bytes, str]]]) -> Optional[
     return out
 
 
+#: Retries of a 429 or 503 for a trainer's trajectories: about a minute of waiting for a full
+#: or restarting server (at its ``Retry-After`` of 1 s), where a failed trajectory costs a
+#: whole retry of it.
+TRAINER_RETRIES = 60
+
+
 class Client:
     """A connection to one ``llm-in-sandbox serve``.
 

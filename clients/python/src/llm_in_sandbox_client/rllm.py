@@ -35,6 +35,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from ._reward import INSTALL_HINT, RewardError, TRAINING_TASK, require_reference, score_in_child
 from ._tar import input_archive
+from .client import TRAINER_RETRIES, Client
 from .runtime import CMD_TIMEOUT, WasmRuntime
 
 __all__ = ["LLMinSandboxEnv", "RewardError", "INSTALL_HINT"]
@@ -220,8 +221,7 @@ class LLMinSandboxEnv(_BaseEnv):  # type: ignore[misc, valid-type]
             docker_image=self.docker_image,
             repo_path=self.working_dir,
             logger=logger if self.verbose else False,
-            base_url=self.sandbox_url,
-            token=self.sandbox_token,
+            client=Client(self.sandbox_url, token=self.sandbox_token, retries=TRAINER_RETRIES),
             idle_ttl_s=self.session_idle_ttl_s,
             max_lifetime_s=self.session_lifetime_s,
             limits=self.sandbox_limits,
