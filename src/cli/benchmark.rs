@@ -115,13 +115,31 @@ pub struct BenchmarkArgs {
     /// quick-long_context, quick-instruction_following, quick-demo). A folder of that name wins.
     #[arg(long, value_name = "NAME|DIR", required_unless_present = "data")]
     task: Option<String>,
-    /// A bare data file (JSON lines, a JSON array or Parquet) of rows {id, domain,
-    /// problem_statement, ground_truth, input_files}.
-    #[arg(long, value_name = "FILE", conflicts_with = "task")]
+    /// A data file (JSON lines, a JSON array or Parquet) of rows {id, domain,
+    /// problem_statement, ground_truth, input_files}, or of the RL repository's verl rows (the
+    /// row in `extra_info`). Alone: scored by --scorer; with --task: the task's prompts and
+    /// reward on these rows instead of its own (e.g. --task instruct_pretrain --data
+    /// train_verl.json).
+    #[arg(long, value_name = "FILE")]
     data: Option<PathBuf>,
-    /// Scorer for --data: exact, numeric, choice or math.
-    #[arg(long, default_value = "exact")]
-    scorer: String,
+    /// Scorer for --data without --task: exact, numeric, choice or math (default exact).
+    #[arg(long, conflicts_with = "task")]
+    scorer: Option<String>,
+    /// Another config of the task's Hub dataset, e.g. the RL dataset's test configs for
+    /// --task instruct_pretrain: math_mini, physics_mini, chem_mini, biomed_mini,
+    /// long_context_mini, instruct_follow_mini. Its split is `test` unless --split says.
+    #[arg(
+        long,
+        alias = "dataset_config",
+        value_name = "NAME",
+        requires = "task",
+        conflicts_with = "data"
+    )]
+    dataset_config: Option<String>,
+    /// Another split of the task's Hub dataset (default: the task's own, or `test` with
+    /// --dataset-config).
+    #[arg(long, value_name = "NAME", requires = "task", conflicts_with = "data")]
+    split: Option<String>,
     /// llm-in-sandbox: the model works with tools in a sandbox; llm: one plain completion
     /// (the task's vanilla_llm_prompt.py builds the prompt; else ours, with the documents
     /// pasted in).
@@ -340,19 +358,25 @@ fn load_task(
     args: &BenchmarkArgs,
     rt: &tokio::runtime::Runtime,
 ) -> anyhow::Result<TaskSpec> {
+    let choice = eval::dataset::DatasetChoice {
+        config: args.dataset_config.clone(),
+        split: args.split.clone(),
+        data: args.data.clone(),
+    };
     let mut task = match (&args.task, &args.data) {
-        (_, Some(file)) => {
-            let scorer = Scorer::by_name(&args.scorer).with_context(|| {
-                format!("unknown scorer {:?}; use {}", args.scorer, Scorer::NAMES)
-            })?;
+        (None, Some(file)) => {
+            let name = args.scorer.as_deref().unwrap_or("exact");
+            let scorer = Scorer::by_name(name)
+                .with_context(|| format!("unknown scorer {name:?}; use {}", Scorer::NAMES))?;
             TaskSpec::from_data(file, scorer)?
         }
-        (Some(t), None) if std::path::Path::new(t).is_dir() => {
-            rt.block_on(TaskSpec::from_dir(t.as_ref()))?
+        (Some(t), _) if std::path::Path::new(t).is_dir() => {
+            rt.block_on(TaskSpec::from_dir_choosing(t.as_ref(), &choice))?
         }
-        (Some(t), None) => named_task(global, t, rt)?,
+        (Some(t), _) => named_task(global, t, &choice, rt)?,
         (None, None) => bail!("give --task NAME|DIR or --data FILE"),
     };
+    reward_modules_from_reference(global, &mut task)?;
     for w in &task.warnings {
         eprintln!("llm-in-sandbox: warning: {w}");
     }
@@ -370,13 +394,34 @@ fn load_task(
     Ok(task)
 }
 
+/// A reward that imports the reference's own task rewards (a copy of `instruct_pretrain`
+/// outside the package) gets them from the reference package.
+fn reward_modules_from_reference(global: &GlobalArgs, task: &mut TaskSpec) -> anyhow::Result<()> {
+    if let Scorer::Reward(script) = &mut task.scorer
+        && script.modules.is_empty()
+        && eval::dataset::imports_package(&script.source)
+    {
+        let package = global.reference()?.file("benchmark");
+        let package = package.parent().unwrap_or(&package);
+        script.modules = eval::dataset::reference_modules(package)?;
+    }
+    Ok(())
+}
+
 /// A task by name: ours (`quick-NAME`) or the reference's.
 fn named_task(
     global: &GlobalArgs,
     t: &str,
+    choice: &eval::dataset::DatasetChoice,
     rt: &tokio::runtime::Runtime,
 ) -> anyhow::Result<TaskSpec> {
     if let Some(name) = t.strip_prefix(QUICK_PREFIX) {
+        if choice != &eval::dataset::DatasetChoice::default() {
+            bail!(
+                "--data, --dataset-config and --split choose the rows of a task folder or of \
+                 one of the reference's tasks, not of our {t}"
+            );
+        }
         let mut task = TaskSpec::builtin(name)?;
         task.name = t.to_string();
         return Ok(task);
@@ -394,9 +439,8 @@ fn named_task(
                 .join(", ")
         );
     };
-    let mut task = rt.block_on(TaskSpec::from_dir(&dir))?;
-    task.name = t.to_string();
-    Ok(task)
+    // Named as the folder is (`t`), with the rows chosen (`instruct_pretrain_math_mini`).
+    Ok(rt.block_on(TaskSpec::from_dir_choosing(&dir, choice))?)
 }
 
 /// The task's rows, each bad one shown; an error when there are bad rows and `--bad-rows

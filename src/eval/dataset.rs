@@ -1,125 +1,17 @@
 //! Dataset rows in the reference format and task directories.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde_json::Value;
 
-// Re-exported so the path `eval::dataset::Row` keeps working.
+// Re-exported so the paths `eval::dataset::{Row, RowError, parse_jsonl}` keep working.
+use super::package::PACKAGE;
+pub use super::package::{imports_package, reference_modules};
+pub use super::rows::{RowError, parse_jsonl};
 pub use super::spec::Row;
 use super::spec::{RewardScript, Scorer};
 use crate::agent::Prompts;
 use crate::agent::prompt::Folders;
-
-/// A row that could not be used.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RowError {
-    /// 1-based line number in the JSONL file.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-fn text_of(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-fn parse_row(line: &str) -> Result<Row, String> {
-    let Value::Object(mut o) =
-        serde_json::from_str::<Value>(line).map_err(|e| format!("not valid JSON: {e}"))?
-    else {
-        return Err("not a JSON object".into());
-    };
-    let mut take_text = |key: &str, required: bool| -> Result<Option<String>, String> {
-        match o.remove(key) {
-            None | Some(Value::Null) if required => Err(format!("missing field `{key}`")),
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => text_of(&v)
-                .map(Some)
-                .ok_or_else(|| format!("field `{key}` must be a string or a number")),
-        }
-    };
-    let id = take_text("id", true)?.unwrap_or_default();
-    let problem_statement = take_text("problem_statement", true)?.unwrap_or_default();
-    let ground_truth = take_text("ground_truth", true)?.unwrap_or_default();
-    let domain = take_text("domain", false)?.unwrap_or_else(|| "general".into());
-    let scorer = take_text("scorer", false)?;
-    if let Some(name) = &scorer
-        && Scorer::by_name(name).is_none()
-    {
-        return Err(format!("unknown scorer {name:?}; use {}", Scorer::NAMES));
-    }
-    // The value as the dataset gave it stays among the other fields: `reward.py` gets it as
-    // the reference passes it (often a JSON string), not our parsed map.
-    let raw_files = o.get("input_files").cloned();
-    let input_files = match raw_files {
-        None | Some(Value::Null) => BTreeMap::new(),
-        Some(Value::String(s)) if s.trim().is_empty() => BTreeMap::new(),
-        Some(Value::String(s)) => files_of(
-            &serde_json::from_str(&s)
-                .map_err(|e| format!("`input_files` is a string but not JSON: {e}"))?,
-        )?,
-        Some(v) => files_of(&v)?,
-    };
-    for name in input_files.keys() {
-        if name.is_empty() || name.starts_with('/') || name.split('/').any(|c| c == "..") {
-            return Err(format!(
-                "input file name {name:?} must be a relative path without `..`"
-            ));
-        }
-    }
-    Ok(Row {
-        id,
-        domain,
-        problem_statement,
-        ground_truth,
-        input_files,
-        scorer,
-        extra: o,
-    })
-}
-
-fn files_of(v: &Value) -> Result<BTreeMap<String, String>, String> {
-    let Value::Object(o) = v else {
-        return Err("`input_files` must map file names to contents".into());
-    };
-    o.iter()
-        .map(|(k, v)| {
-            text_of(v)
-                .map(|t| (k.clone(), t))
-                .ok_or_else(|| format!("input file {k:?} must have text content"))
-        })
-        .collect()
-}
-
-/// Parse JSONL: good rows, and errors with line numbers (blank lines are skipped).
-pub fn parse_jsonl(text: &str) -> (Vec<Row>, Vec<RowError>) {
-    let (mut rows, mut errors) = (Vec::new(), Vec::new());
-    let mut seen = std::collections::HashSet::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match parse_row(line) {
-            Ok(row) if !seen.insert(row.id.clone()) => errors.push(RowError {
-                line: i + 1,
-                message: format!("duplicate id {:?}", row.id),
-            }),
-            Ok(row) => rows.push(row),
-            Err(message) => errors.push(RowError {
-                line: i + 1,
-                message,
-            }),
-        }
-    }
-    (rows, errors)
-}
 
 /// A task: its rows, scorer, prompts, and optional task code (`reward.py`,
 /// `vanilla_llm_prompt.py`).
@@ -180,10 +72,13 @@ pub enum TaskError {
     /// No such task.
     #[error("no task named {0:?}: give a task directory, or one of: {1}")]
     Unknown(String, String),
+    /// `--dataset-config`, `--split` or `--data` do not apply to this task.
+    #[error("{0}")]
+    Choice(String),
     /// A task of the reference package that we do not ship.
     #[error(
-        "the task {0:?} of the reference package is not shipped here; copy its folder \
-         (llm_in_sandbox/benchmark/{0}/ with config.yaml and reward.py) and pass --task PATH/{0}"
+        "we have no small offline set for the reference's task {0:?}; run the reference's own \
+         with --task {0} (its task folder and Hub dataset)"
     )]
     NotShipped(String),
 }
@@ -207,7 +102,7 @@ const TASK_KEYS: &[&str] = &[
     "name",
 ];
 
-fn read(path: &Path) -> Result<String, TaskError> {
+pub(super) fn read(path: &Path) -> Result<String, TaskError> {
     std::fs::read_to_string(path).map_err(|source| TaskError::Read {
         path: path.to_path_buf(),
         source,
@@ -224,6 +119,75 @@ enum Source {
         config: Option<String>,
         split: String,
     },
+}
+
+/// Rows for a task other than its `config.yaml`'s: another config or split of its Hub dataset
+/// (e.g. the RL dataset's `*_mini` test configs for the `instruct_pretrain` task), or a local
+/// file. The task's prompts and reward stay.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DatasetChoice {
+    /// The Hub dataset's config (`--dataset-config`).
+    pub config: Option<String>,
+    /// The split (`--split`). Default: the task's own when the config is, else `test` (the
+    /// split of the RL dataset's `*_mini` configs and of the reference's benchmark configs).
+    pub split: Option<String>,
+    /// A data file (JSON lines, a JSON array or Parquet) instead (`--task ... --data FILE`).
+    pub data: Option<PathBuf>,
+}
+
+impl DatasetChoice {
+    fn is_empty(&self) -> bool {
+        self == &DatasetChoice::default()
+    }
+
+    /// The task's source with this config and split.
+    fn apply(&self, source: Source, cfg_path: &Path) -> Result<Source, TaskError> {
+        if self.is_empty() {
+            return Ok(source);
+        }
+        match source {
+            Source::Hub {
+                name,
+                config,
+                split,
+            } => {
+                let own = self.config.is_none() || self.config == config;
+                let split = match (&self.split, own) {
+                    (Some(s), _) => s.clone(),
+                    (None, true) => split,
+                    (None, false) => "test".into(),
+                };
+                Ok(Source::Hub {
+                    name,
+                    config: self.config.clone().or(config),
+                    split,
+                })
+            }
+            Source::Files(_) => Err(TaskError::Choice(format!(
+                "{} reads local files, not a Hub dataset: a config or split cannot be chosen \
+                 (give the rows with --data FILE instead)",
+                cfg_path.display()
+            ))),
+        }
+    }
+
+    /// The task's name with the rows chosen: `instruct_pretrain_math_mini`, `math_test_verl`.
+    fn name(&self, name: &mut String) {
+        let mut parts = Vec::new();
+        if let Some(c) = &self.config {
+            parts.push(c.clone());
+        }
+        if let Some(s) = &self.split {
+            parts.push(s.clone());
+        }
+        if let Some(stem) = self.data.as_ref().and_then(|d| d.file_stem()) {
+            parts.push(stem.to_string_lossy().into_owned());
+        }
+        for p in parts {
+            name.push('_');
+            name.push_str(&p);
+        }
+    }
 }
 
 /// A string setting of a task config (numbers are taken as their text).
@@ -417,12 +381,27 @@ fn task_scorer(
     let scorer_name = cfg_text(map, "scorer", cfg_path)?;
     Ok(match scorer_name.as_deref() {
         Some(n) if Scorer::by_name(n) == Some(Scorer::Judge) => Scorer::Judge,
-        _ if reward.is_file() => Scorer::Reward(RewardScript {
-            source: read(&reward)?,
-            path: Some(reward.clone()),
-            host: false,
-            requirements: requirements.to_vec(),
-        }),
+        _ if reward.is_file() => {
+            let source = read(&reward)?;
+            // A task folder inside the reference package (`llm_in_sandbox/benchmark/NAME/`)
+            // whose reward imports its siblings' rewards, as `instruct_pretrain`'s does.
+            let package = dir
+                .parent()
+                .filter(|b| b.file_name().is_some_and(|n| n == "benchmark"))
+                .and_then(Path::parent)
+                .filter(|p| p.file_name().is_some_and(|n| n == PACKAGE));
+            let modules = match package {
+                Some(p) if imports_package(&source) => reference_modules(p)?,
+                _ => Vec::new(),
+            };
+            Scorer::Reward(RewardScript {
+                source,
+                path: Some(reward.clone()),
+                host: false,
+                requirements: requirements.to_vec(),
+                modules,
+            })
+        }
         name => {
             let name = name.unwrap_or("exact");
             Scorer::by_name(name).ok_or_else(|| TaskError::Invalid {
@@ -479,11 +458,28 @@ impl TaskSpec {
     /// # Errors
     /// [`TaskError`] naming the file at fault.
     pub async fn from_dir(dir: &Path) -> Result<TaskSpec, TaskError> {
+        Self::from_dir_choosing(dir, &DatasetChoice::default()).await
+    }
+
+    /// [`TaskSpec::from_dir`] with other rows: another config or split of its Hub dataset, or
+    /// a data file ([`DatasetChoice`]); the task's name then says which.
+    ///
+    /// # Errors
+    /// [`TaskError`] naming the file at fault; [`TaskError::Choice`] when the choice does not
+    /// apply to the task's rows.
+    pub async fn from_dir_choosing(
+        dir: &Path,
+        choice: &DatasetChoice,
+    ) -> Result<TaskSpec, TaskError> {
         let cfg_path = dir.join("config.yaml");
         let map = read_config(&cfg_path)?;
         let text = |k: &str| cfg_text(&map, k, &cfg_path);
         let mut warnings = unused_keys(&map, &cfg_path);
-        let data = rows_of(Self::source(dir, &cfg_path, &map)?).await?;
+        let source = match &choice.data {
+            Some(file) => Source::Files(vec![file.clone()]),
+            None => choice.apply(Self::source(dir, &cfg_path, &map)?, &cfg_path)?,
+        };
+        let data = rows_of(source).await?;
         let (prompts, inline_folders) = task_prompts(dir, &map, &cfg_path)?;
         let requirements = task_requirements(dir)?;
         let scorer = task_scorer(dir, &map, &cfg_path, &requirements)?;
@@ -496,11 +492,12 @@ impl TaskSpec {
             ));
         }
         let vanilla = dir.join("vanilla_llm_prompt.py");
-        let name = text("name")?.unwrap_or_else(|| {
+        let mut name = text("name")?.unwrap_or_else(|| {
             dir.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "task".into())
         });
+        choice.name(&mut name);
         Ok(TaskSpec {
             name,
             data,
@@ -701,27 +698,5 @@ mod tests {
             .await
             .unwrap_err();
         assert!(e.to_string().contains("not found (tried"), "{e}");
-    }
-
-    #[test]
-    fn rows_parse_in_every_reference_shape() {
-        let text = r#"{"id": 1, "domain": "math", "problem_statement": "p", "ground_truth": 5, "input_files": "{\"a.txt\": \"x\"}"}
-
-{"id": "b", "problem_statement": "p", "ground_truth": "x", "input_files": {"d/b.txt": "y"}, "level": 3}
-{"id": "c", "problem_statement": "p"}
-not json
-{"id": "d", "problem_statement": "p", "ground_truth": "1", "input_files": {"../x": "y"}}
-{"id": 1, "problem_statement": "p", "ground_truth": 5}"#;
-        let (rows, errors) = parse_jsonl(text);
-        assert_eq!(rows.len(), 2);
-        assert_eq!(rows[0].id, "1");
-        assert_eq!(rows[0].ground_truth, "5");
-        assert_eq!(rows[0].input_files["a.txt"], "x");
-        assert_eq!(rows[1].domain, "general");
-        assert_eq!(rows[1].extra["level"], 3);
-        let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();
-        assert_eq!(lines, [4, 5, 6, 7]);
-        assert!(errors[0].message.contains("ground_truth"));
-        assert!(errors[3].message.contains("duplicate"));
     }
 }

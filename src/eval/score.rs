@@ -197,6 +197,8 @@ const TASK_RUNNER: &str = r#"
 import importlib.util, json, os, sys
 req = json.load(open(sys.argv[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(req['path'])))
+if req.get('lib'):
+    sys.path.insert(1, os.path.abspath(req['lib']))
 spec = importlib.util.spec_from_file_location(req['module'], req['path'])
 mod = importlib.util.module_from_spec(spec)
 # Imports the task's own file tried and could not make, even those it caught itself (a reward
@@ -231,7 +233,15 @@ try:
         else:
             out = {'prompt': str(mod.create_prompt(dict(req['row'])))}
 except ImportError as e:
-    out = {'error': 'import', 'module': getattr(e, 'name', None) or '', 'message': str(e)}
+    # A module that re-raises a missing import as its own ImportError (the reference's
+    # math/reward.py does) names it only in the error it chains to.
+    name, cause = getattr(e, 'name', None), e
+    for _ in range(8):
+        if name or cause is None:
+            break
+        cause = cause.__cause__ or cause.__context__
+        name = getattr(cause, 'name', None)
+    out = {'error': 'import', 'module': name or '', 'message': str(e)}
 except BaseException as e:
     import traceback
     traceback.print_exc()
@@ -277,18 +287,24 @@ async fn run_task_code(
             .path
             .clone()
             .ok_or_else(|| format!("{file} has no file on the host to run"))?;
-        host_python(&path, module, call, answer, fields).await?
+        host_python(&path, &script.modules, module, call, answer, fields).await?
     } else {
         let request = json!({
             "module": module, "path": file, "call": call, "answer": answer, "row": fields,
-            "result": "result.json",
+            "result": "result.json", "lib": MODULES_ROOT,
         })
         .to_string();
-        let files = [
+        let modules: Vec<(String, &str)> = script
+            .modules
+            .iter()
+            .map(|(name, source)| (format!("{MODULES_ROOT}/{name}"), source.as_str()))
+            .collect();
+        let mut files = vec![
             (file.as_str(), script.source.as_str()),
             ("runner.py", TASK_RUNNER),
             ("request.json", request.as_str()),
         ];
+        files.extend(modules.iter().map(|(n, s)| (n.as_str(), *s)));
         run_python(
             runtime,
             &files,
@@ -460,10 +476,15 @@ pub async fn create_prompt(
         .ok_or_else(|| "vanilla_llm_prompt.py returned no prompt".into())
 }
 
+/// The folder, beside the task code, that holds [`RewardScript::modules`] and goes on its
+/// `sys.path`.
+const MODULES_ROOT: &str = "lib";
+
 /// Run task code with the host's `python3` in a temporary folder: the request (answer and
 /// row) is a JSON file, never part of the program; 60 s at most.
 async fn host_python(
     path: &std::path::Path,
+    modules: &[(String, String)],
     module: &str,
     call: &str,
     answer: &str,
@@ -476,13 +497,21 @@ async fn host_python(
         tmp.path().join("result.json"),
     );
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let lib = tmp.path().join(MODULES_ROOT);
     let body = json!({
         "module": module, "path": abs, "call": call, "answer": answer, "row": fields,
-        "result": result,
+        "result": result, "lib": lib,
     });
     std::fs::write(&runner, TASK_RUNNER)
         .and_then(|_| std::fs::write(&request, body.to_string()))
         .map_err(|e| format!("cannot write the request: {e}"))?;
+    for (name, source) in modules {
+        let dest = lib.join(name);
+        dest.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| std::fs::write(&dest, source))
+            .map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
+    }
     let mut cmd = tokio::process::Command::new("python3");
     cmd.arg(&runner)
         .arg(&request)

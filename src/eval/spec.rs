@@ -57,6 +57,24 @@ pub struct RewardScript {
     /// The task's `requirements.txt`: installed (pure-Python wheels, from the cache every
     /// sandbox shares) into the sandbox the script runs in. Not used with `host`.
     pub requirements: Vec<crate::packages::Requirement>,
+    /// Python files the script may import beyond its own folder, as (path under an import
+    /// root, source); the root goes on `sys.path` wherever the script runs. The reference's
+    /// `instruct_pretrain/reward.py` imports the other tasks' rewards as
+    /// `llm_in_sandbox.benchmark.<task>.reward` ([`super::dataset::reference_modules`]).
+    pub modules: Vec<(String, String)>,
+}
+
+impl RewardScript {
+    /// A script from its source, run in the sandbox, with nothing beside it.
+    pub fn new(source: impl Into<String>) -> RewardScript {
+        RewardScript {
+            source: source.into(),
+            path: None,
+            host: false,
+            requirements: Vec::new(),
+            modules: Vec::new(),
+        }
+    }
 }
 
 impl Scorer {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::{
-    Locked, PackageError, PipSettings, Requirement, builtin_names, install_into, io_err, normalize,
-    packages_dir, resolve,
+    Locked, PackageError, PipSettings, Requirement, builtin_names, builtin_versions, install_into,
+    io_err, normalize, packages_dir, resolve_with_builtins,
 };
 use crate::artifacts::RuntimeFiles;
 
@@ -30,7 +30,7 @@ pub struct SiteLayer {
 /// of the runtime and of what the requirements resolved to.
 ///
 /// # Errors
-/// See [`resolve`] and [`install_into`].
+/// See [`resolve_with_builtins`] and [`install_into`].
 pub fn ensure_layer(
     files: &RuntimeFiles,
     cache_root: &Path,
@@ -42,7 +42,15 @@ pub fn ensure_layer(
         return Ok(None);
     }
     let list: Vec<String> = reqs.iter().map(ToString::to_string).collect();
-    let lock = resolve(cache_root, reqs, settings)?;
+    // The built-in packages are offered to pip as installed, as for an install inside an
+    // episode: a dependency on one (rouge-score's nltk needs numpy and regex) resolves to it
+    // instead of pip falling back to an old release that does not need it.
+    let lock = resolve_with_builtins(
+        cache_root,
+        reqs,
+        settings,
+        &builtin_versions(&files.manifest()),
+    )?;
     let lock_file = packages_dir(cache_root)
         .join("locks")
         .join(format!("{}.lock", lock.key));

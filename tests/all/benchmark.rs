@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 
 use crate::common::runtime;
 
+mod rl;
+
 /// The fake model: answers each task with the text after `ANSWER=` in its statement, writing
 /// it to /testbed/answer.txt with bash, then submits.
 fn model() -> FakeServer {
@@ -135,6 +137,7 @@ async fn reward_py_runs_in_wasm_and_a_failing_one_is_an_error() {
             path: None,
             host: false,
             requirements: Vec::new(),
+            modules: Vec::new(),
         }),
     );
     let out = runner::run(
@@ -160,6 +163,7 @@ async fn reward_py_runs_in_wasm_and_a_failing_one_is_an_error() {
             path: None,
             host: false,
             requirements: Vec::new(),
+            modules: Vec::new(),
         }),
     );
     let out = runner::run(

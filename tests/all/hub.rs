@@ -125,13 +125,29 @@ fn sha256(bytes: &[u8]) -> String {
 }
 
 fn repo_dir(cache: &Path) -> PathBuf {
-    cache.join("datasets--owner--bench")
+    dataset_dir(cache, "owner/bench")
+}
+
+/// The cache folder of the dataset `OWNER/NAME`.
+fn dataset_dir(cache: &Path, dataset: &str) -> PathBuf {
+    cache.join(format!("datasets--{}", dataset.replace('/', "--")))
 }
 
 /// Put a repository file into the cache as `huggingface_hub` does: the blob, and a relative
 /// link to it in the snapshot.
 pub(crate) fn cache_file(cache: &Path, commit: &str, path: &str, bytes: &[u8]) {
-    let repo = repo_dir(cache);
+    cache_dataset_file(cache, "owner/bench", commit, path, bytes);
+}
+
+/// [`cache_file`] for the dataset `OWNER/NAME`.
+pub(crate) fn cache_dataset_file(
+    cache: &Path,
+    dataset: &str,
+    commit: &str,
+    path: &str,
+    bytes: &[u8],
+) {
+    let repo = dataset_dir(cache, dataset);
     let blob = sha256(bytes);
     std::fs::create_dir_all(repo.join("blobs")).unwrap();
     std::fs::write(repo.join("blobs").join(&blob), bytes).unwrap();
@@ -142,7 +158,12 @@ pub(crate) fn cache_file(cache: &Path, commit: &str, path: &str, bytes: &[u8]) {
 }
 
 pub(crate) fn set_ref(cache: &Path, name: &str, commit: &str) {
-    let path = repo_dir(cache).join("refs").join(name);
+    set_dataset_ref(cache, "owner/bench", name, commit);
+}
+
+/// [`set_ref`] for the dataset `OWNER/NAME`.
+pub(crate) fn set_dataset_ref(cache: &Path, dataset: &str, name: &str, commit: &str) {
+    let path = dataset_dir(cache, dataset).join("refs").join(name);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, commit).unwrap();
 }

@@ -45,6 +45,10 @@ pub(super) async fn plain_llm(
                 path: task.dir.as_ref().map(|d| d.join("vanilla_llm_prompt.py")),
                 host: matches!(&task.scorer, Scorer::Reward(r) if r.host),
                 requirements: task.requirements.clone(),
+                modules: match &task.scorer {
+                    Scorer::Reward(r) => r.modules.clone(),
+                    _ => Vec::new(),
+                },
             };
             crate::eval::score::create_prompt(&script, row, &shared.runtime).await?
         }
