@@ -451,6 +451,7 @@ impl Shell {
             .map(Bash::cancellation_token)
             .ok_or_else(|| ShellFault("the shell was lost by an earlier failure".into()))?;
         let cap = self.settings.max_output_bytes;
+        let source = script;
         let script = script.to_string();
         let stdin = self.stdin.take();
         let limit = limit.filter(|l| *l < self.settings.timeout);
@@ -473,13 +474,14 @@ impl Shell {
         };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let fresh = self.fresh.clone();
+        let command_string = self.fresh.is_some();
         executor::detach(async move {
             let r = match slot.as_mut() {
                 Some(bash) => {
                     if let Some(state) = &fresh {
                         bash.restore_shell_state(state);
                     }
-                    run_script(bash, &script, cap, sink, stdin).await
+                    run_script(bash, &script, cap, sink, stdin, command_string).await
                 }
                 None => (Err(bashkit::Error::Cancelled), (Vec::new(), Vec::new())),
             };
@@ -520,7 +522,18 @@ impl Shell {
         if let Some(fault) = lock(&self.faults).take() {
             return Err(ShellFault(fault));
         }
-        Ok(self.command_result(run, partial, started.elapsed()))
+        Ok(self.command_result(run, partial, source, started.elapsed()))
+    }
+
+    /// What bash's syntax-error reports start with: `bash -c`'s `bash: -c` for a shell that
+    /// starts every call afresh (the reference's `docker exec bash -c`), `bash` (a shell
+    /// reading its commands) for a persistent one.
+    fn syntax_name(&self) -> &'static str {
+        if self.fresh.is_some() {
+            "bash: -c"
+        } else {
+            "bash"
+        }
     }
 
     /// The timer of a call with its own time limit: it runs beside the call (a busy script
@@ -553,6 +566,7 @@ impl Shell {
         &self,
         run: bashkit::Result<bashkit::ExecResult>,
         partial: Partial,
+        source: &str,
         duration: Duration,
     ) -> CommandResult {
         match run {
@@ -589,7 +603,13 @@ impl Shell {
                         (124, CommandOutcome::Timeout)
                     }
                     bashkit::Error::Parse { .. } => {
-                        stderr.push_str(&format!("bash: syntax error: {e}\n"));
+                        // As bash words it: `bash: -c: line 1: syntax error near ...`, then
+                        // the offending line.
+                        let who = self.syntax_name();
+                        stderr.push_str(
+                            &e.syntax_report(who, source)
+                                .unwrap_or_else(|| format!("{who}: syntax error: {e}\n")),
+                        );
                         (2, CommandOutcome::SyntaxError)
                     }
                     other => {
@@ -659,6 +679,7 @@ async fn run_script(
     cap: usize,
     mut extra: Option<OutputSink>,
     stdin: Option<Vec<u8>>,
+    command_string: bool,
 ) -> (bashkit::Result<bashkit::ExecResult>, Partial) {
     let partial = Arc::new(Mutex::new((Vec::<u8>::new(), Vec::<u8>::new())));
     let sink = partial.clone();
@@ -673,6 +694,11 @@ async fn run_script(
         p.1.extend_from_slice(&err.as_bytes()[..err.as_bytes().len().min(room)]);
     });
     let mut options = bashkit::ExecOptions::new().streaming(callback);
+    if command_string {
+        // As the reference's `bash -c`: its syntax-error wording, and a fatal expansion
+        // error ends the command with 127.
+        options = options.command_string();
+    }
     if let Some(stdin) = stdin {
         options = options.stdin(stdin);
     }

@@ -704,6 +704,7 @@ pub struct ExecOptions {
     positional: Option<Vec<String>>,
     stdin: Option<StreamData>,
     stream_output: Option<std::sync::Arc<execution::ExecutionOutput>>,
+    command_string: bool,
 }
 
 impl ExecOptions {
@@ -746,6 +747,15 @@ impl ExecOptions {
     /// ```
     pub fn arg0(mut self, arg0: impl Into<String>) -> Self {
         self.arg0 = Some(arg0.into());
+        self
+    }
+
+    /// Run the script as `bash -c` runs its string, not as a script file or
+    /// stdin (the default): a syntax error reads `bash: -c: line 2: ...`, a
+    /// discarded line (`exit 1 2`) ends the whole string, and so does a fatal
+    /// expansion error (`${x:?}`, `set -u`), with status 127.
+    pub fn command_string(mut self) -> Self {
+        self.command_string = true;
         self
     }
 
@@ -797,6 +807,9 @@ struct Invocation {
     arg0: Option<String>,
     positional: Option<Vec<String>>,
     stdin: Option<StreamData>,
+    /// See [`ExecOptions::command_string`]; not state to install, so not in
+    /// `is_empty`.
+    command_string: bool,
 }
 
 impl Invocation {
@@ -972,11 +985,13 @@ impl Bash {
             positional,
             stdin,
             stream_output,
+            command_string,
         } = options;
         let invocation = Invocation {
             arg0,
             positional,
             stdin,
+            command_string,
         };
         self.interpreter.begin_execution_budget();
         // THREAT[TM-ISO-027]: close every request-owned boundary on all exits,
@@ -1129,6 +1144,11 @@ impl Bash {
             .arg0
             .clone()
             .unwrap_or_else(|| self.interpreter.diag_name());
+        let syntax_who = if invocation.command_string {
+            format!("{syntax_who}: -c")
+        } else {
+            syntax_who
+        };
 
         // Important decision: skip the tokio `spawn_blocking` + `time::timeout`
         // round-trip for small scripts. The parser already enforces a fuel
@@ -1247,6 +1267,7 @@ impl Bash {
         // `reset_transient_state` cleared `pipeline_stdin`, and after every
         // early return above, so nothing outlives this call.
         let call_stack_baseline = self.interpreter.call_stack_len();
+        self.interpreter.set_command_string(invocation.command_string);
         let installed_invocation = !invocation.is_empty();
         if installed_invocation {
             if let Some(stdin) = invocation.stdin {
@@ -1323,6 +1344,7 @@ impl Bash {
         if installed_invocation {
             self.interpreter.truncate_call_stack(call_stack_baseline);
         }
+        self.interpreter.set_command_string(false);
         // Issue #1184: close process substitution fds left open (a compound
         // command's words, an aborted command) so the next exec starts at 63.
         self.interpreter.close_proc_sub_fds();
@@ -4356,6 +4378,82 @@ fn recover_partial_parse(
 mod tests {
     use super::*;
     use std::sync::{Arc, Mutex};
+
+    /// `ExecOptions::command_string`: as `bash -c STRING` (bash 5.2), against the default
+    /// (a script file or stdin).
+    #[tokio::test]
+    async fn test_command_string_reads_as_bash_c() {
+        async fn run(script: &str, command_string: bool) -> (String, String, i32) {
+            let mut bash = Bash::new();
+            let options = if command_string {
+                ExecOptions::new().command_string()
+            } else {
+                ExecOptions::new()
+            };
+            match bash.exec_with_options(script, options).await {
+                Ok(r) => (r.stdout.to_string(), r.stderr.to_string(), r.exit_code),
+                Err(e) => (String::new(), e.syntax_report("bash: -c", script).unwrap_or_default(), 2),
+            }
+        }
+        // A fatal expansion error ends the string with 127 (a script: 1); in a subshell, 1.
+        let r = run("echo ${u:?gone}; echo after", true).await;
+        assert_eq!(r, (String::new(), "bash: line 1: u: gone\n".into(), 127));
+        assert_eq!(run("echo ${u:?gone}; echo after", false).await.2, 1);
+        assert_eq!(run("set -u; f() { echo $u; }; f", true).await.2, 127);
+        let r = run("( echo ${u:?x} ); echo \"status $?\"", true).await;
+        assert_eq!((r.0.as_str(), r.2), ("status 1\n", 0));
+        // An `exit` after an expansion error in an earlier subshell is that exit's status.
+        assert_eq!(run("( : ${u:?x} ); exit 3", true).await.2, 3);
+        // Syntax errors after lines that ran are named `bash: -c`.
+        let r = run("echo one\necho (", true).await;
+        assert_eq!(
+            r,
+            (
+                "one\n".into(),
+                "bash: -c: line 2: syntax error near unexpected token `newline'\n\
+                 bash: -c: line 2: `echo ('\n"
+                    .into(),
+                2
+            )
+        );
+        assert!(run("echo one\necho (", false).await.1.starts_with("bash: line 2: "));
+    }
+
+    /// Words a model trained on bash and GNU tools expects (issue 45's differential test).
+    #[tokio::test]
+    async fn test_bash_and_gnu_wording_of_common_errors() {
+        let mut bash = Bash::new();
+        let r = bash
+            .exec("s=$PWD; echo \"[$OLDPWD]\" ${OLDPWD-unset}; cd /tmp; [ \"$OLDPWD\" = \"$s\" ] && echo back")
+            .await
+            .unwrap();
+        assert_eq!(r.stdout, "[] unset\nback\n");
+        let r = bash.exec("echo ${u?}").await.unwrap();
+        assert!(r.stderr.ends_with("u: parameter not set\n"), "{}", r.stderr);
+        let r = bash.exec("echo ${u:?}").await.unwrap();
+        assert!(r.stderr.ends_with("u: parameter null or not set\n"), "{}", r.stderr);
+        let r = bash.exec("cat <<EOF\nno end").await.unwrap();
+        assert_eq!(r.stdout, "no end\n");
+        let r = bash
+            .exec("cd /tmp; cp nofile x; mv nofile x; head nofile; sort nofile; wc nofile; cut -f1 nofile; true")
+            .await
+            .unwrap();
+        assert_eq!(
+            r.stderr,
+            "cp: cannot stat 'nofile': No such file or directory\n\
+             mv: cannot stat 'nofile': No such file or directory\n\
+             head: cannot open 'nofile' for reading: No such file or directory\n\
+             sort: cannot read: nofile: No such file or directory\n\
+             wc: nofile: No such file or directory\n\
+             cut: nofile: No such file or directory\n"
+        );
+        let r = bash
+            .exec("cd /tmp; echo a > a; cp a nodir/b; mv a nodir/b; true")
+            .await
+            .unwrap();
+        assert!(r.stderr.starts_with("cp: cannot create regular file 'nodir/b': "), "{}", r.stderr);
+        assert!(r.stderr.contains("\nmv: cannot move 'a' to 'nodir/b': "), "{}", r.stderr);
+    }
 
     #[tokio::test]
     async fn test_echo_hello() {

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 
-use super::{Builtin, BuiltinHelper, Context, read_text_file};
+use super::{Builtin, BuiltinHelper, Context, read_named_text};
 use crate::error::Result;
 use crate::fs::vfs_join;
 use crate::interpreter::ExecResult;
@@ -187,7 +187,7 @@ impl Builtin for Cut {
                     vfs_join(ctx.cwd, file)
                 };
 
-                let text = match read_text_file(&*ctx.fs, &path, "cut").await {
+                let text = match read_named_text(&*ctx.fs, &path, file, "cut").await {
                     Ok(t) => t,
                     Err(e) => return Ok(e),
                 };

@@ -357,11 +357,17 @@ impl Builtin for Cp {
                 dest_path.clone()
             };
 
-            let src_is_dir = ctx
-                .fs
-                .stat(&src_path)
-                .await
-                .is_ok_and(|m| m.file_type.is_dir());
+            // GNU's words for a missing source; it goes on with the others.
+            let src_is_dir = match ctx.fs.stat(&src_path).await {
+                Ok(m) => m.file_type.is_dir(),
+                Err(e) => {
+                    stderr.push_str(&format!(
+                        "cp: cannot stat '{source}': {}\n",
+                        crate::error::io_error_reason(&e)
+                    ));
+                    continue;
+                }
+            };
             if src_is_dir {
                 if !recursive {
                     stderr.push_str(&format!(
@@ -398,9 +404,10 @@ impl Builtin for Cp {
                 continue;
             }
             if let Err(e) = ctx.fs.copy(&src_path, &final_dest).await {
+                // The source is there: what failed is making the copy (GNU's words).
                 stderr.push_str(&format!(
-                    "cp: cannot copy '{}': {}\n",
-                    source,
+                    "cp: cannot create regular file '{}': {}\n",
+                    shown_destination(dest, source, dest_is_dir),
                     crate::error::io_error_reason(&e)
                 ));
             }
@@ -411,6 +418,23 @@ impl Builtin for Cp {
         } else {
             Ok(ExecResult::err(stderr, 1))
         }
+    }
+}
+
+/// The destination as GNU `cp`/`mv` name it in a message: into a folder,
+/// `DIR/NAME`; otherwise as typed.
+fn shown_destination(dest: &str, source: &str, dest_is_dir: bool) -> String {
+    if !dest_is_dir {
+        return dest.to_string();
+    }
+    let name = Path::new(source)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| source.to_string());
+    if dest.ends_with('/') {
+        format!("{dest}{name}")
+    } else {
+        format!("{dest}/{name}")
     }
 }
 
@@ -582,8 +606,17 @@ impl Builtin for Mv {
             ));
         }
 
+        let mut stderr = String::new();
         for source in sources {
             let src_path = resolve_path(ctx.cwd, source);
+            // GNU's words for a missing source; it goes on with the others.
+            if let Err(e) = ctx.fs.lstat(&src_path).await {
+                stderr.push_str(&format!(
+                    "mv: cannot stat '{source}': {}\n",
+                    crate::error::io_error_reason(&e)
+                ));
+                continue;
+            }
 
             let final_dest = if dest_is_dir {
                 // Move into directory
@@ -597,14 +630,19 @@ impl Builtin for Mv {
             };
 
             if let Err(e) = ctx.fs.rename(&src_path, &final_dest).await {
-                return Ok(ExecResult::err(
-                    format!("mv: cannot move '{}': {}\n", source, e),
-                    1,
+                stderr.push_str(&format!(
+                    "mv: cannot move '{source}' to '{}': {}\n",
+                    shown_destination(dest, source, dest_is_dir),
+                    crate::error::io_error_reason(&e)
                 ));
             }
         }
 
-        Ok(ExecResult::ok(String::new()))
+        if stderr.is_empty() {
+            Ok(ExecResult::ok(String::new()))
+        } else {
+            Ok(ExecResult::err(stderr, 1))
+        }
     }
 }
 

@@ -430,7 +430,9 @@ async fn run(cmd: &str, ctx: Context<'_>) -> Result<ExecResult> {
                 Ok(content) => Selected::File(content),
                 Err(e) => {
                     let reason = crate::error::io_error_reason(&e);
-                    stderr.push_str(&format!("{cmd}: {file}: {reason}\n"));
+                    stderr.push_str(&format!(
+                        "{cmd}: cannot open '{file}' for reading: {reason}\n"
+                    ));
                     continue;
                 }
             }

@@ -348,6 +348,18 @@ pub(crate) async fn read_bytes_file(
     path: &Path,
     cmd_name: &str,
 ) -> std::result::Result<Vec<u8>, ExecResult> {
+    read_named_bytes(fs, path, &path.display().to_string(), cmd_name).await
+}
+
+/// [`read_bytes_file`] for a file the command line named `shown` (resolved to
+/// `path`): the error names it as typed, as GNU tools do
+/// (`wc: notes.txt: No such file or directory`).
+pub(crate) async fn read_named_bytes(
+    fs: &dyn FileSystem,
+    path: &Path,
+    shown: &str,
+    cmd_name: &str,
+) -> std::result::Result<Vec<u8>, ExecResult> {
     fs.read_file(path)
         .await
         .map_err(|e| {
@@ -355,13 +367,23 @@ pub(crate) async fn read_bytes_file(
             // enum shape no tool prints. See `error::io_error_reason`.
             ExecResult::err(
                 format!(
-                    "{cmd_name}: {}: {}\n",
-                    path.display(),
+                    "{cmd_name}: {shown}: {}\n",
                     crate::error::io_error_reason(&e)
                 ),
                 1,
             )
         })
+}
+
+/// [`read_text_file`] naming the file as typed (see [`read_named_bytes`]).
+pub(crate) async fn read_named_text(
+    fs: &dyn FileSystem,
+    path: &Path,
+    shown: &str,
+    cmd_name: &str,
+) -> std::result::Result<String, ExecResult> {
+    let bytes = read_named_bytes(fs, path, shown, cmd_name).await?;
+    Ok(crate::StreamData::from(bytes).into_text())
 }
 
 /// Check args for `--help` and optionally `--version`.

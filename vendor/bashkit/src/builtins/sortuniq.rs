@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 
 use async_trait::async_trait;
 
-use super::{Builtin, Context, read_text_file};
+use super::{Builtin, Context, read_named_text};
 use crate::error::Result;
 use crate::fs::vfs_join;
 use crate::interpreter::ExecResult;
@@ -1185,11 +1185,15 @@ impl Builtin for Sort {
             } else {
                 vfs_join(ctx.cwd, file)
             };
-            match read_text_file(&*ctx.fs, &path, "sort").await {
-                Ok(t) => texts.push(std::borrow::Cow::Owned(t)),
-                Err(mut e) => {
-                    e.exit_code = 2;
-                    return Ok(e);
+            match ctx.fs.read_file(&path).await {
+                Ok(bytes) => texts.push(std::borrow::Cow::Owned(
+                    crate::StreamData::from(bytes).into_text(),
+                )),
+                Err(e) => {
+                    return Ok(sort_err(format!(
+                        "sort: cannot read: {file}: {}\n",
+                        crate::error::io_error_reason(&e)
+                    )));
                 }
             }
         }
@@ -1468,7 +1472,7 @@ impl Builtin for Uniq {
                 } else {
                     vfs_join(ctx.cwd, file)
                 };
-                match read_text_file(&*ctx.fs, &path, "uniq").await {
+                match read_named_text(&*ctx.fs, &path, file, "uniq").await {
                     Ok(text) => text,
                     Err(e) => return Ok(e),
                 }

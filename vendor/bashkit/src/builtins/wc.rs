@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 
-use super::{Builtin, Context, read_bytes_file};
+use super::{Builtin, Context, read_named_bytes};
 use crate::error::Result;
 use crate::fs::vfs_join;
 use crate::interpreter::ExecResult;
@@ -176,7 +176,7 @@ impl Builtin for Wc {
                     .stat(&path)
                     .await
                     .is_ok_and(|m| m.file_type.is_file());
-                match read_bytes_file(&*ctx.fs, &path, "wc").await {
+                match read_named_bytes(&*ctx.fs, &path, file, "wc").await {
                     Ok(data) => {
                         let counts = count_data(&data, flags.needs_text());
                         counted.push((counts, regular && *file != "-"))
@@ -492,9 +492,10 @@ mod tests {
 
         let result = Wc.execute(ctx).await.unwrap();
         assert_eq!(result.exit_code, 1);
+        // Named as typed, as GNU `wc` does (never a host-style resolved path).
         assert!(
-            result.stderr.starts_with("wc: /d/proj/src/missing.rs:"),
-            "error path is not slash-separated:\n{}",
+            result.stderr.starts_with("wc: src/missing.rs:"),
+            "error path is not as typed:\n{}",
             result.stderr
         );
     }

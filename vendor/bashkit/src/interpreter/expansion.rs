@@ -3154,7 +3154,13 @@ impl Interpreter {
                     self.operand_tilde = self.operand_outer_unquoted;
                     let expanded = self.expand_operand(operand);
                     let msg = if expanded.is_empty() {
-                        self.diag(format!("{}: parameter null or not set\n", name))
+                        // `${x?}` names only unset; `${x:?}` null too (bash's words).
+                        let what = if colon_variant {
+                            "parameter null or not set"
+                        } else {
+                            "parameter not set"
+                        };
+                        self.diag(format!("{name}: {what}\n"))
                     } else {
                         self.diag(format!("{}: {}\n", name, expanded))
                     };

@@ -2039,6 +2039,10 @@ pub struct Interpreter {
     /// Set by `BuiltinSideEffect::DiscardCommandString`; read (and cleared)
     /// where the abort reaches the script's top level.
     builtin_discard: bool,
+    /// `$BASH_SUBSHELL` of the last fatal expansion error (`${x:?}`, `set -u`)
+    /// of a non-interactive shell; taken by the shell's own script body after
+    /// each command: at a `-c` string's top level it ends the string with 127.
+    fatal_expansion_at: Option<u32>,
     /// Non-fatal "bad array subscript" reports from reads that hold only
     /// `&self` (`${a[-9]}`, `$((a[-9]))`); settled into the command's stderr.
     subscript_warnings: StdMutex<String>,
@@ -2614,6 +2618,7 @@ impl Interpreter {
             arith_unbound: StdMutex::new(None),
             c_string_depth: 0,
             builtin_discard: false,
+            fatal_expansion_at: None,
             subscript_warnings: StdMutex::new(String::new()),
             pending_compound_args: Vec::new(),
             assign_raw: false,
@@ -2839,6 +2844,7 @@ impl Interpreter {
             arith_unbound: StdMutex::new(None),
             c_string_depth: 0,
             builtin_discard: false,
+            fatal_expansion_at: None,
             subscript_warnings: StdMutex::new(String::new()),
             pending_compound_args: Vec::new(),
             assign_raw: false,
@@ -3119,6 +3125,7 @@ impl Interpreter {
     /// preserved — they are persistent session configuration.
     pub fn reset_transient_state(&mut self) {
         self.memory_limit_error = None;
+        self.fatal_expansion_at = None;
         self.nofork = Arc::default();
         self.nofork_now = false;
         self.traps_mut().clear();
@@ -3206,6 +3213,12 @@ impl Interpreter {
     /// `bash: msg` instead of `bash: line N: msg`, as with `bash -i`.
     pub(crate) fn set_interactive(&mut self, interactive: bool) {
         self.interactive = interactive;
+    }
+
+    /// Run the next scripts as a `bash -c` string (see
+    /// `ExecOptions::command_string`), or as a script file or stdin.
+    pub(crate) fn set_command_string(&mut self, on: bool) {
+        self.c_string_depth = usize::from(on);
     }
 
     /// The name bash puts in front of a diagnostic: the file being read
@@ -4373,6 +4386,19 @@ impl Interpreter {
             exit_code = result.exit_code;
             self.last_exit_code = exit_code;
 
+            // bash -c: a fatal expansion error in the string's own shell (not in a
+            // subshell it ran) ends the string with 127 (`run_one_command`'s
+            // FORCE_EOF); a script file or stdin ends with 1.
+            if run_exit_trap
+                && self.fatal_expansion_at.take() == Some(self.bash_subshell)
+                && self.c_string_depth == self.script_depth
+                && matches!(result.control_flow, ControlFlow::Exit(_))
+            {
+                exit_code = 127;
+                self.last_exit_code = exit_code;
+                result.control_flow = ControlFlow::Exit(exit_code);
+            }
+
             if result.control_flow == ControlFlow::Abort {
                 // A shell's top level (script, `bash -c`) resumes at the next
                 // line; `source`/`eval` bodies pass the abort to their caller.
@@ -4990,6 +5016,9 @@ impl Interpreter {
     /// current command line instead.
     fn expansion_error_result(&mut self, err_msg: String) -> ExecResult {
         self.last_exit_code = 1;
+        if !self.interactive {
+            self.fatal_expansion_at = Some(self.bash_subshell);
+        }
         ExecResult {
             stderr: err_msg.into(),
             exit_code: 1,
@@ -14655,10 +14684,11 @@ impl Interpreter {
                 return Cow::Owned(self.cwd.to_string_lossy().to_string());
             }
             "OLDPWD" => {
+                // Unset until the first `cd`, as in bash (where `cd -` says so too).
                 if let Some(v) = self.scoped.variables.get("OLDPWD") {
                     return Cow::Owned(v.clone());
                 }
-                return Cow::Owned(self.cwd.to_string_lossy().to_string());
+                return Cow::Owned(self.env.get("OLDPWD").cloned().unwrap_or_default());
             }
             "HOSTNAME" => {
                 if let Some(v) = self.scoped.variables.get("HOSTNAME") {
@@ -14730,7 +14760,6 @@ impl Interpreter {
                 | "RANDOM"
                 | "SRANDOM"
                 | "PWD"
-                | "OLDPWD"
                 | "HOSTNAME"
                 | "BASH_VERSION"
                 | "SECONDS"

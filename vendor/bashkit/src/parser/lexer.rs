@@ -3134,7 +3134,10 @@ impl<'a> Lexer<'a> {
                         break;
                     }
                     if !current_line.is_empty() {
+                        // bash ends a body cut short by the end of input with a
+                        // newline all the same.
                         content.push_str(&current_line);
+                        content.push('\n');
                     }
                     break;
                 }

@@ -185,13 +185,15 @@ impl Builtin for Ls {
         }
 
         let mut output = String::new();
+        // GNU ls reports an operand it cannot access and goes on with the others (exit 2).
+        let mut errors = String::new();
         let multiple_paths = paths.len() > 1 || opts.recursive;
 
         // Separate file and directory arguments (like real ls)
         let mut file_args: Vec<(&str, std::path::PathBuf, crate::fs::Metadata)> = Vec::new();
-        let mut dir_args: Vec<(usize, &str, std::path::PathBuf)> = Vec::new();
+        let mut dir_args: Vec<(&str, std::path::PathBuf)> = Vec::new();
 
-        for (i, path_str) in paths.iter().enumerate() {
+        for path_str in paths.iter() {
             let path = resolve_path(ctx.cwd, path_str);
 
             // lstat: a dangling link still lists as itself.
@@ -204,10 +206,8 @@ impl Builtin for Ls {
                         }
                         _ => "No such file or directory",
                     };
-                    return Ok(ExecResult::err(
-                        format!("ls: cannot access '{}': {reason}\n", path_str),
-                        2,
-                    ));
+                    errors.push_str(&format!("ls: cannot access '{}': {reason}\n", path_str));
+                    continue;
                 }
             };
             // GNU: a link operand is followed unless -l, -d or -F describe
@@ -227,7 +227,7 @@ impl Builtin for Ls {
             if !metadata.file_type.is_dir() || opts.directory {
                 file_args.push((path_str, path, metadata));
             } else {
-                dir_args.push((i, path_str, path));
+                dir_args.push((path_str, path));
             }
         }
 
@@ -273,7 +273,9 @@ impl Builtin for Ls {
         }
 
         // Then output directory listings
-        for (i, path_str, path) in &dir_args {
+        // A blank line between listings: after the file operands, then after each folder.
+        let mut listed_before = !file_args.is_empty();
+        for (path_str, path) in &dir_args {
             if let Err(e) = list_directory(
                 &ctx,
                 path,
@@ -281,15 +283,22 @@ impl Builtin for Ls {
                 &mut output,
                 &opts,
                 multiple_paths,
-                *i > 0 || !file_args.is_empty(),
+                listed_before,
             )
             .await
             {
-                return Ok(ExecResult::err(format!("ls: {}\n", e), 2));
+                errors.push_str(&format!("ls: {}\n", e));
             }
+            listed_before = true;
         }
 
-        Ok(ExecResult::ok(output))
+        if errors.is_empty() {
+            Ok(ExecResult::ok(output))
+        } else {
+            let mut result = ExecResult::with_code(output, 2);
+            result.stderr = errors.into();
+            Ok(result)
+        }
     }
 }
 

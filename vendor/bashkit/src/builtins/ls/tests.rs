@@ -1608,3 +1608,39 @@ async fn test_ls_long_format_date_year_boundary() {
         stdout
     );
 }
+
+#[tokio::test]
+async fn test_ls_missing_operand_among_others_lists_the_rest() {
+    // GNU: `ls /nope a sub` reports /nope on stderr, lists the others with their headers
+    // (no blank line before the first) and exits 2.
+    let (fs, mut cwd, mut variables) = create_test_ctx().await;
+    let env = HashMap::new();
+    fs.mkdir(&cwd.join("a"), false).await.unwrap();
+    fs.mkdir(&cwd.join("sub"), false).await.unwrap();
+    fs.write_file(&cwd.join("sub/f.txt"), b"x").await.unwrap();
+
+    let args: Vec<String> = ["/nope", "a", "sub"].iter().map(|s| s.to_string()).collect();
+    let ctx = Context {
+        args: &args,
+        env: &env,
+        variables: &mut variables,
+        cwd: &mut cwd,
+        fs: fs.clone(),
+        stdin: None,
+        #[cfg(feature = "http_client")]
+        http_client: None,
+        #[cfg(feature = "git")]
+        git_client: None,
+        #[cfg(feature = "ssh")]
+        ssh_client: None,
+        shell: None,
+    };
+
+    let result = Ls.execute(ctx).await.unwrap();
+    assert_eq!(result.exit_code, 2);
+    assert_eq!(result.stdout, "a:\n\nsub:\nf.txt\n");
+    assert_eq!(
+        result.stderr,
+        "ls: cannot access '/nope': No such file or directory\n"
+    );
+}

@@ -31,12 +31,11 @@ hello
 ### end
 
 ### bash_u_nounset
-# bash -u enables nounset checking
-### bash_diff
+# bash -u enables nounset checking; the unbound variable ends the -c string with 127
 bash -u -c 'echo $UNDEFINED_VAR_XYZ' 2>/dev/null
 echo "exit:$?"
 ### expect
-exit:1
+exit:127
 ### end
 
 ### bash_o_errexit
@@ -56,12 +55,11 @@ exit:1
 ### end
 
 ### bash_o_nounset
-# bash -o nounset enables nounset
-### bash_diff
+# bash -o nounset enables nounset; the unbound variable ends the -c string with 127
 bash -o nounset -c 'echo $UNDEFINED_XYZ' 2>/dev/null
 echo "exit:$?"
 ### expect
-exit:1
+exit:127
 ### end
 
 ### bash_combined_eu
