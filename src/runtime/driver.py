@@ -77,6 +77,32 @@ def _lis_fast_turns():
 _lis_fast_turns()
 
 
+def _lis_no_site_hint():
+    # The guest runs with site initialization off (its packages are on sys.path already), and
+    # CPython 3.13+ then ends every ModuleNotFoundError with a hint about site-packages and
+    # virtual environments. The reference's Python (site on) never prints it, and it would send
+    # a model looking for a venv: every formatting of the error (an uncaught one, a thread's,
+    # traceback.print_exc, logging) goes through TracebackException, so it is cut there.
+    import traceback
+
+    init = traceback.TracebackException.__init__
+    if getattr(init, "_lis_no_site_hint", False):
+        return
+    hint = ". Site initialization is disabled,"
+
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        text = getattr(self, "_str", None)
+        if isinstance(text, str) and hint in text:
+            self._str = text[: text.index(hint)]
+
+    __init__._lis_no_site_hint = True
+    traceback.TracebackException.__init__ = __init__
+
+
+_lis_no_site_hint()
+
+
 def _lis_status(code, sys):
     if code is None:
         return 0
