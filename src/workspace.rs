@@ -259,11 +259,14 @@ impl Drop for Workspace {
 /// Nothing crosses over: a folder is kept only when no one else holds its capability and it
 /// has no entry at all; a folder with anything in it is removed as before. A folder whose
 /// capability a finishing call still holds when its sandbox goes (the instance is reset just
-/// after the answer, on another thread) waits in [`recycled::later`] and is looked at again
-/// when the next folder is taken, once that holder let go.
+/// after the answer, on another thread) waits in [`recycled::later`] and is looked at again,
+/// once that holder let go, when the next folder is taken or by a thread that watches the
+/// waiting folders until none is left.
 mod recycled {
     use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Mutex};
+    use std::time::Duration;
 
     use cap_std::fs::Dir;
 
@@ -400,7 +403,56 @@ mod recycled {
             held,
             host_path,
         });
+        drop(pending);
+        watch();
         None
+    }
+
+    /// Whether a thread is looking at the waiting folders (see [`watch`]).
+    static WATCHING: AtomicBool = AtomicBool::new(false);
+
+    /// Look at the waiting folders on a thread of its own until none is left, so that a folder
+    /// is recycled or removed soon after its last holder lets go even when no sandbox is made
+    /// after it (an idle server after a session's delete; a process whose last sandbox it
+    /// was). A finishing call lets go within milliseconds of its answer: the thread looks
+    /// every 10 ms, less often (up to every second) while nothing is let go.
+    fn watch() {
+        if WATCHING.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let watcher = std::thread::Builder::new()
+            .name("lis-folders".into())
+            .spawn(|| {
+                let mut every = Duration::from_millis(10);
+                loop {
+                    std::thread::sleep(every);
+                    let before = waiting();
+                    settle();
+                    let left = waiting();
+                    if left == 0 {
+                        WATCHING.store(false, Ordering::SeqCst);
+                        // A folder that came since would wait unwatched: look again for it,
+                        // unless its `later` started a watcher of its own.
+                        if waiting() == 0 || WATCHING.swap(true, Ordering::SeqCst) {
+                            return;
+                        }
+                    }
+                    every = if left < before {
+                        Duration::from_millis(10)
+                    } else {
+                        (every * 2).min(Duration::from_secs(1))
+                    };
+                }
+            });
+        if watcher.is_err() {
+            // No thread: the next folder taken looks at them, as it always does.
+            WATCHING.store(false, Ordering::SeqCst);
+        }
+    }
+
+    /// How many folders wait for their last holder.
+    fn waiting() -> usize {
+        PENDING.lock().map_or(0, |p| p.len())
     }
 
     /// Recycle (or remove) every waiting folder no one else holds any more.
@@ -578,5 +630,26 @@ mod tests {
         let next = Workspace::temporary().expect("workspace");
         assert_ne!(next.host_path(), path);
         assert!(!path.exists(), "a folder with a file in it was kept");
+    }
+
+    /// A folder left waiting for its holder is removed once the holder lets go, though the
+    /// test makes no sandbox after it (an idle server after a session's delete).
+    #[test]
+    fn a_held_folder_is_removed_once_let_go_with_no_next_sandbox() {
+        let ws = Workspace::temporary().expect("workspace");
+        let path = ws.host_path().to_path_buf();
+        let holder = ws.shared_dir();
+        drop(ws);
+        holder.write("left-by-the-call", b"x").expect("write");
+        drop(holder);
+        let waited = std::time::Instant::now();
+        while path.exists() {
+            assert!(
+                waited.elapsed() < std::time::Duration::from_secs(60),
+                "{} is still there",
+                path.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 }

@@ -12,6 +12,21 @@ use llm_in_sandbox::shell::{CommandResult, Shell, ShellSettings};
 
 pub use cache::cache_root;
 
+/// A test whose host prerequisite (a program, a Python) is missing: outside CI, one loud line on
+/// stderr naming the test and what to install, and the caller returns; under `CI` (which
+/// installs everything, see `.ci/run`) a failure saying the same, so CI never skips it.
+///
+/// # Panics
+/// When the `CI` environment variable is set.
+pub fn skip_unless_ci(test: &str, why: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{test} cannot run: {why} (CI is set: there a missing prerequisite is a failure, not \
+         a skip)"
+    );
+    venv::say(&format!("\n*** SKIPPED {test}: {why} ***\n"));
+}
+
 /// Where the tests' runtime comes from: the tests' cache folder (the runtime shared with the
 /// user's cache, see [`cache_root`]) and `$LLM_IN_SANDBOX_ARTIFACTS`.
 pub fn setup_options() -> SetupOptions {
@@ -28,6 +43,12 @@ pub fn runtime() -> Arc<Runtime> {
         // Tests run side by side in this process, and guests together may hold half the
         // open-files limit: the soft limit goes up to the hard one, as the binary does.
         let _ = llm_in_sandbox::runtime::raise_open_file_limit(0);
+        // The sandboxes' temporary folders go in a folder of this process's own, removed by
+        // the next test process once this one has ended, as `serve` does: the folders kept
+        // for the next sandbox, and those a finishing call still held when the test ended,
+        // are never removed in the process that made them.
+        llm_in_sandbox::workspace::claim_temp_root()
+            .unwrap_or_else(|e| panic!("cannot make the sandboxes' temporary folder: {e}"));
         let setup = setup_options();
         let config = RuntimeConfig::new(setup.cache_root.clone());
         let rt = llm_in_sandbox::load_runtime(&setup, &config, &|m| eprintln!("setup: {m}"))
@@ -35,6 +56,41 @@ pub fn runtime() -> Arc<Runtime> {
         Arc::new(rt)
     })
     .clone()
+}
+
+/// A runtime of the calling test's own with `slots` instance slots, loaded from the shared
+/// cache: the slots its calls hold (a finished call's instance until it is reset, see
+/// [`settled`]) are then that test's alone, whatever other tests run meanwhile, and with few
+/// slots its calls keep reusing the same ones.
+pub async fn own_runtime(slots: u32) -> Arc<Runtime> {
+    let setup = setup_options();
+    let mut config = RuntimeConfig::new(setup.cache_root.clone());
+    config.max_instances = slots;
+    runtime(); // the shared cache is ready: no second setup races it
+    tokio::task::spawn_blocking(move || {
+        llm_in_sandbox::load_runtime(&setup, &config, &|_| {}).map(Arc::new)
+    })
+    .await
+    .expect("loading the runtime panicked")
+    .unwrap_or_else(|e| panic!("cannot load the runtime: {e}"))
+}
+
+/// Wait until every instance slot of `rt` is back. A finished call's instance is dropped on
+/// the sandbox threads just after the call answered, and until then it holds the sandbox's
+/// folders (a sandbox dropped meanwhile leaves them for later, see `workspace.rs`'s
+/// `recycled`); under a parallel load that can take a while.
+///
+/// # Panics
+/// When a slot is not back within 60 s.
+pub async fn settled(rt: &Runtime) {
+    let t0 = std::time::Instant::now();
+    while rt.instances_in_use() > 0 {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "a slot was never given back"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
 }
 
 /// A fresh sandbox with default limits.

@@ -9,26 +9,12 @@ use llm_in_sandbox::agent::trajectory::Recorder;
 use llm_in_sandbox::agent::{Episode, EpisodeSettings, StopReason};
 use llm_in_sandbox::llm::fake::{FakeServer, Reply};
 use llm_in_sandbox::llm::{Client, LlmConfig};
-use llm_in_sandbox::runtime::{Limits, Runtime, RuntimeConfig, RuntimeError};
+use llm_in_sandbox::runtime::{Limits, Runtime, RuntimeError};
 use llm_in_sandbox::sandbox::{Sandbox, SandboxError};
 use llm_in_sandbox::shell::{Shell, ShellSettings};
 use llm_in_sandbox::tools::{ToolFault, Toolbox};
 
-use crate::common::{ok, py, runtime, show};
-
-/// A runtime of its own with `slots` instance slots (the module comes from the shared cache).
-async fn runtime_with_slots(slots: u32) -> Arc<Runtime> {
-    let setup = crate::common::setup_options();
-    let mut config = RuntimeConfig::new(setup.cache_root.clone());
-    config.max_instances = slots;
-    runtime(); // the shared cache is ready: no second setup races it
-    tokio::task::spawn_blocking(move || {
-        llm_in_sandbox::load_runtime(&setup, &config, &|_| {}).map(Arc::new)
-    })
-    .await
-    .unwrap()
-    .unwrap()
-}
+use crate::common::{ok, own_runtime, py, show};
 
 fn sandbox_on(rt: &Arc<Runtime>, timeout: Duration) -> Sandbox {
     Sandbox::builder(rt.clone())
@@ -42,7 +28,7 @@ fn sandbox_on(rt: &Arc<Runtime>, timeout: Duration) -> Sandbox {
 
 #[tokio::test]
 async fn more_calls_than_slots_wait_for_one() {
-    let rt = runtime_with_slots(2).await;
+    let rt = own_runtime(2).await;
     let calls = (0..6).map(|i| {
         let sb = sandbox_on(&rt, Duration::from_secs(60));
         async move {
@@ -71,16 +57,30 @@ where
 
 #[tokio::test]
 async fn no_slot_before_the_deadline_is_a_host_error_not_a_guest_outcome() {
-    let rt = runtime_with_slots(1).await;
-    let holder = sandbox_on(&rt, Duration::from_secs(60));
-    let hold = tokio::spawn(async move {
-        py(
-            &holder,
-            &["-c", "import time; time.sleep(3); print('held')"],
-        )
-        .await
+    let rt = own_runtime(1).await;
+    // The holder keeps the one slot until the test lets it go (however slow a loaded machine
+    // makes each step below), and says when it has it.
+    let holder = Arc::new(sandbox_on(&rt, Duration::from_secs(300)));
+    let hold = tokio::spawn({
+        let holder = holder.clone();
+        async move {
+            py(
+                &holder,
+                &[
+                    "-c",
+                    "import os, time\nopen('holding', 'w').close()\nt = time.time()\n\
+                     while not os.path.exists('release') and time.time() - t < 240: \
+                     time.sleep(0.05)\nprint('held')",
+                ],
+            )
+            .await
+        }
     });
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let waited = std::time::Instant::now();
+    while !holder.workspace().exists("holding") {
+        assert!(waited.elapsed().as_secs() < 120, "the holder never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     // A call that cannot get the one slot within its deadline: an error, not a RunResult.
     let waiting = sandbox_on(&rt, Duration::from_millis(300));
     let err = waiting
@@ -143,7 +143,8 @@ async fn no_slot_before_the_deadline_is_a_host_error_not_a_guest_outcome() {
         1,
         "the model saw nothing of the fault"
     );
-    // The call that held the slot finished normally.
+    // The call that held the slot finishes normally once let go.
+    holder.workspace().write("release", "").expect("release");
     assert_eq!(ok(&hold.await.unwrap()), "held\n");
 }
 

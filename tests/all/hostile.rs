@@ -1020,8 +1020,14 @@ for i in range(30000):
     fd = nfd
 print('made')
 ";
+    // A runtime of the test's own, so that it can wait for its calls' instances to be dropped
+    // (just after each call answered): a folder they still held when its sandbox went would
+    // be removed only once let go, when some later sandbox (of any test) takes a folder.
+    let rt = crate::common::own_runtime(2).await;
     for remove_with_rm in [true, false] {
-        let sb = sandbox_in(|b| b);
+        let sb = llm_in_sandbox::sandbox::Sandbox::builder(rt.clone())
+            .build()
+            .expect("sandbox");
         let host = sb.workspace().host_path().to_path_buf();
         let mut shell = shell_over(sb);
         let script = format!("cat > /tmp/deep.py <<'EOF'\n{deep}EOF\npython3 /tmp/deep.py");
@@ -1034,6 +1040,7 @@ print('made')
         }
         // The sandbox's end removes its folders, deep or not; one left empty (after `rm`) may
         // instead be kept, empty, for the next sandbox (recycled folders, workspace.rs).
+        crate::common::settled(&rt).await;
         drop(shell);
         let done = |p: &std::path::Path| {
             !p.exists()

@@ -2,7 +2,7 @@
 
 use llm_in_sandbox::runtime::Outcome;
 
-use crate::common::{code, ok, py, py_stdin, runtime, sandbox, show};
+use crate::common::{code, ok, own_runtime, py, py_stdin, sandbox, settled, show};
 
 #[tokio::test]
 async fn print_gives_stdout_and_exit_zero() {
@@ -318,28 +318,13 @@ async fn the_host_door_gives_user_code_nothing() {
     }
 }
 
-/// A runtime of its own with two instance slots (from the shared cache), so calls keep
-/// reusing the same two.
-async fn two_slot_runtime() -> std::sync::Arc<llm_in_sandbox::runtime::Runtime> {
-    let setup = crate::common::setup_options();
-    let mut config = llm_in_sandbox::runtime::RuntimeConfig::new(setup.cache_root.clone());
-    config.max_instances = 2;
-    runtime(); // the shared cache is ready: no second setup races it
-    tokio::task::spawn_blocking(move || {
-        llm_in_sandbox::load_runtime(&setup, &config, &|_| {}).map(std::sync::Arc::new)
-    })
-    .await
-    .unwrap()
-    .unwrap()
-}
-
 /// The memory idle slots keep for fast restarts goes back to the system once the runtime has
 /// been quiet long enough, never while a call runs, once per quiet spell; and the slots still
 /// start clean from the snapshot afterwards.
 #[tokio::test(flavor = "multi_thread")]
 async fn idle_slots_give_their_memory_back_and_still_start_clean() {
     use std::time::Duration;
-    let rt = two_slot_runtime().await;
+    let rt = own_runtime(2).await;
     let sb = std::sync::Arc::new(
         llm_in_sandbox::sandbox::Sandbox::builder(rt.clone())
             .build()
@@ -413,26 +398,13 @@ async fn idle_slots_give_their_memory_back_and_still_start_clean() {
     }
 }
 
-/// Wait until every instance slot is back: a finished call's instance is reset just after
-/// the call answered.
-async fn settled(rt: &llm_in_sandbox::runtime::Runtime) {
-    let t0 = std::time::Instant::now();
-    while rt.instances_in_use() > 0 {
-        assert!(
-            t0.elapsed() < std::time::Duration::from_secs(30),
-            "a slot was never given back"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    }
-}
-
 #[tokio::test]
 async fn a_call_that_writes_a_lot_leaves_nothing_for_the_next() {
     // A call that writes more than a slot keeps resident (32 MiB) makes the slot release all
     // its memory; one that writes less has its pages copied back. Either way the next call
     // starts from the clean snapshot. A runtime with two slots (a finished call's instance may
     // still be being dropped when the next starts), so calls keep reusing the same two.
-    let one_slot = two_slot_runtime().await;
+    let one_slot = own_runtime(2).await;
     let sb = llm_in_sandbox::sandbox::Sandbox::builder(one_slot)
         .build()
         .unwrap();
@@ -458,20 +430,28 @@ async fn a_call_that_writes_a_lot_leaves_nothing_for_the_next() {
     }
 }
 
+/// How many of this process's descriptors are open on `folder` (compared by device and inode,
+/// so however its path is spelled). Only what this sandbox holds can be open on its folders:
+/// a folder is handed to a sandbox only once no one else holds it (`workspace.rs`'s
+/// `recycled`), so other tests' sandboxes running meanwhile do not count.
+fn descriptors_on(folder: &std::path::Path) -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let id = |m: std::fs::Metadata| (m.dev(), m.ino());
+    let want = id(std::fs::metadata(folder).expect("the folder"));
+    std::fs::read_dir("/proc/self/fd")
+        .expect("/proc/self/fd")
+        .filter_map(|e| std::fs::metadata(e.ok()?.path()).ok())
+        .filter(|m| m.is_dir() && id(m.clone()) == want)
+        .count()
+}
+
 /// A running call opens no descriptor for its folders: its preopens share the sandbox's own
-/// (and the runtime's library folders, opened once per process). Counted by what the
-/// process's descriptors point at, so calls of other tests running meanwhile do not matter.
+/// (and the runtime's library folders, opened once per process).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_running_call_shares_its_folders_descriptors() {
     let sb = std::sync::Arc::new(sandbox());
     let folder = sb.workspace().host_path().to_path_buf();
-    let pointing_at_folder = || {
-        std::fs::read_dir("/proc/self/fd")
-            .expect("/proc/self/fd")
-            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
-            .filter(|target| *target == folder)
-            .count()
-    };
+    let pointing_at_folder = || descriptors_on(&folder);
     assert_eq!(
         pointing_at_folder(),
         1,
@@ -508,37 +488,39 @@ async fn a_running_call_shares_its_folders_descriptors() {
 /// A sandbox's `/tmp` and `/root` hold no descriptor until something uses them: a shell over
 /// the sandbox and a call that does not touch them open nothing (so a process keeps one
 /// descriptor per sandbox, the workspace's). The first use opens the folder once, and from
-/// then on the guest, the shell and the quota share that one capability.
+/// then on the guest, the shell and the quota share that one capability. A runtime of the
+/// test's own, so that it can wait for its calls' instances to be dropped (just after each
+/// call answered) before it drops the sandbox: until then they hold the folders, and a folder
+/// held when its sandbox goes is removed later, once let go.
 #[tokio::test(flavor = "multi_thread")]
 async fn tmp_and_home_are_opened_on_first_use_then_shared() {
     use llm_in_sandbox::shell::{Shell, ShellSettings};
-    let sb = std::sync::Arc::new(sandbox());
+    let rt = own_runtime(2).await;
+    let sb = std::sync::Arc::new(
+        llm_in_sandbox::sandbox::Sandbox::builder(rt.clone())
+            .build()
+            .expect("sandbox"),
+    );
     let (tmp, home) = (sb.scratch_shared(), sb.home_shared());
-    let held = |folder: &std::path::Path| {
-        std::fs::read_dir("/proc/self/fd")
-            .expect("/proc/self/fd")
-            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
-            .filter(|target| target == folder)
-            .count()
-    };
     let (tmp_path, home_path) = (
         tmp.host_path().to_path_buf(),
         home.host_path().to_path_buf(),
     );
     assert!(tmp_path.is_dir() && home_path.is_dir());
+    let held = || (descriptors_on(&tmp_path), descriptors_on(&home_path));
     let mut shell = Shell::new(sb.clone(), ShellSettings::default()).expect("shell");
     let r = shell.exec("echo hi; cd /testbed; ls").await.expect("exec");
     assert_eq!(r.stdout, "hi\n", "{}", r.stderr);
     assert_eq!(ok(&py(&sb, &["-c", "print(1)"]).await), "1\n");
     assert_eq!(
-        (held(&tmp_path), held(&home_path)),
+        held(),
         (0, 0),
         "a shell and a call that do not touch /tmp or /root opened them"
     );
 
     let r = py(&sb, &["-c", "open('/tmp/x', 'w').write('abc')"]).await;
     assert_eq!(ok(&r), "");
-    assert_eq!((held(&tmp_path), held(&home_path)), (1, 0));
+    assert_eq!(held(), (1, 0));
     assert_eq!(
         std::fs::read_to_string(tmp_path.join("x")).expect("x"),
         "abc"
@@ -551,11 +533,7 @@ async fn tmp_and_home_are_opened_on_first_use_then_shared() {
     assert_eq!(r.stdout, "abc", "{}", r.stderr);
     let r = py(&sb, &["-c", "print(open('/root/y').read(), end='')"]).await;
     assert_eq!(ok(&r), "hello\n");
-    assert_eq!(
-        (held(&tmp_path), held(&home_path)),
-        (1, 1),
-        "each folder is opened once and shared"
-    );
+    assert_eq!(held(), (1, 1), "each folder is opened once and shared");
     let usage = sb.quota().usage();
     assert_eq!(
         (usage.files, usage.bytes),
@@ -565,9 +543,15 @@ async fn tmp_and_home_are_opened_on_first_use_then_shared() {
     drop(shell);
     drop(tmp);
     drop(home);
+    settled(&rt).await;
+    assert_eq!(
+        std::sync::Arc::strong_count(&sb),
+        1,
+        "something still holds the sandbox"
+    );
     drop(sb);
     assert!(
-        !tmp_path.join("x").exists() && !home_path.join("y").exists(),
+        !tmp_path.exists() && !home_path.exists(),
         "a used folder is removed with its sandbox"
     );
 }
@@ -613,7 +597,7 @@ async fn a_call_copies_few_pages_of_the_snapshot() {
         eprintln!("not checked: this kernel has no PAGEMAP_SCAN, so slots keep nothing to count");
         return;
     }
-    let rt = two_slot_runtime().await;
+    let rt = own_runtime(2).await;
     let sb = std::sync::Arc::new(
         llm_in_sandbox::sandbox::Sandbox::builder(rt.clone())
             .build()
