@@ -6,12 +6,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
-use llm_in_sandbox::agent::{EpisodeSettings, SandboxSettings};
 use llm_in_sandbox::eval::runner::{self, BenchSettings};
 use llm_in_sandbox::eval::{RewardScript, Scorer, TaskSpec, parse_jsonl, report};
-use llm_in_sandbox::llm::LlmConfig;
 use llm_in_sandbox::llm::fake::{FakeServer, Reply};
 use parquet::data_type::{ByteArray, ByteArrayType};
 use parquet::file::properties::WriterProperties;
@@ -316,20 +313,7 @@ fn verl_parquet(rows: &[RlRow]) -> Vec<u8> {
 }
 
 fn settings(server: &FakeServer, dir: &Path) -> BenchSettings {
-    let mut llm = LlmConfig::new(&server.url, "fake");
-    llm.retry_base = Duration::from_millis(10);
-    BenchSettings {
-        workers: 2,
-        episode: EpisodeSettings {
-            max_steps: 5,
-            ..EpisodeSettings::default()
-        },
-        sandbox: SandboxSettings {
-            command_timeout: Duration::from_secs(60),
-            ..SandboxSettings::default()
-        },
-        ..BenchSettings::new(llm, dir.to_path_buf())
-    }
+    super::settings(server, dir, 2)
 }
 
 /// What the training environment gives the reward: the fields of `extra_info` but the truth,
