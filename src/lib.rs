@@ -28,6 +28,7 @@ pub mod runtime;
 pub mod sandbox;
 pub mod serve;
 pub mod shell;
+pub mod toolchain;
 pub mod tools;
 pub mod view;
 pub mod workspace;

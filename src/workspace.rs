@@ -231,7 +231,7 @@ impl Drop for Scratch {
 /// A temporary workspace is removed without recursion on the host stack: its guest may have
 /// nested folders deeper than any thread's stack ([`crate::fsutil::remove_tree`]).
 /// A folder its guest left empty is kept for the next [`Workspace::temporary`] instead
-/// (see [`recycled`]).
+/// (see the `recycled` module).
 impl Drop for Workspace {
     fn drop(&mut self) {
         if let Some(temp) = self._temp.take() {
@@ -576,8 +576,8 @@ pub fn claim_temp_root() -> io::Result<Vec<PathBuf>> {
     Ok(removed)
 }
 
-/// Remove the empty folders kept for the next sandbox (see [`recycled`]). Call it when the
-/// process is about to end, after its sandboxes are gone: the pool is a static, never dropped,
+/// Remove the empty folders kept for the next sandbox (see the `recycled` module). Call it when
+/// the process is about to end, after its sandboxes are gone: the pool is a static, never dropped,
 /// so without this each process that ran sandboxes leaves up to 96 empty folders in the
 /// temporary folder.
 pub fn release_recycled() {

@@ -357,6 +357,7 @@ fn setup(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
         std::fs::write(&file, spec.trim()).with_context(|| format!("write {}", file.display()))?;
     }
+    c_toolchain(&runtime, &cache);
     if let Some(layer) = runtime.site_layer() {
         println!(
             "  site layer: {}",
@@ -368,6 +369,35 @@ fn setup(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Set up the C toolchain (`cc`, `gcc`, `g++` in the sandbox's shell): fetched with npm and
+/// compiled once. Optional: without npm, or with `LLM_IN_SANDBOX_C_TOOLCHAIN=off`, setup says
+/// so and goes on, and `cc` in a sandbox then says how to get it.
+fn c_toolchain(runtime: &Runtime, cache: &std::path::Path) {
+    if std::env::var("LLM_IN_SANDBOX_C_TOOLCHAIN").is_ok_and(|v| v == "off") {
+        println!("  C toolchain: off (LLM_IN_SANDBOX_C_TOOLCHAIN=off)");
+        return;
+    }
+    let progress = |m: &str| eprintln!("{m}");
+    let files = match llm_in_sandbox::toolchain::ensure(cache, &progress) {
+        Ok(files) => files,
+        Err(e) => {
+            println!("  C toolchain: not set up: {e}");
+            return;
+        }
+    };
+    match runtime.compile_c_toolchain(&files, &progress) {
+        Ok(()) => println!(
+            "  C toolchain: clang {} for wasm32-wasip1 ({})",
+            llm_in_sandbox::toolchain::PIN.version,
+            files
+                .usr()
+                .parent()
+                .map_or_else(String::new, |p| p.display().to_string())
+        ),
+        Err(e) => println!("  C toolchain: not set up: {e}"),
+    }
 }
 
 fn exec(global: &GlobalArgs, mut args: ExecArgs) -> anyhow::Result<ExitCode> {

@@ -10,6 +10,8 @@ pub use super::package::{imports_package, reference_modules};
 pub use super::rows::{RowError, parse_jsonl};
 pub use super::spec::Row;
 use super::spec::{RewardScript, Scorer};
+pub use super::task_error::TaskError;
+use super::task_error::read;
 use crate::agent::Prompts;
 use crate::agent::prompt::Folders;
 
@@ -43,46 +45,6 @@ pub struct TaskSpec {
     pub inline_folders: bool,
 }
 
-/// Errors loading a task.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum TaskError {
-    /// A file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The task config is invalid.
-    #[error("{path}: {detail}")]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        detail: String,
-    },
-    /// The task's prompts do not fill.
-    #[error(transparent)]
-    Prompts(#[from] crate::agent::prompt::PromptError),
-    /// A Hugging Face dataset could not be had.
-    #[error(transparent)]
-    Hub(#[from] Box<super::hub::HubError>),
-    /// No such task.
-    #[error("no task named {0:?}: give a task directory, or one of: {1}")]
-    Unknown(String, String),
-    /// `--dataset-config`, `--split` or `--data` do not apply to this task.
-    #[error("{0}")]
-    Choice(String),
-    /// A task of the reference package that we do not ship.
-    #[error(
-        "we have no small offline set for the reference's task {0:?}; run the reference's own \
-         with --task {0} (its task folder and Hub dataset)"
-    )]
-    NotShipped(String),
-}
-
 /// Keys of a task's `config.yaml` we read (ours and the reference's).
 const TASK_KEYS: &[&str] = &[
     "data",
@@ -101,13 +63,6 @@ const TASK_KEYS: &[&str] = &[
     "llm_prompt",
     "name",
 ];
-
-pub(super) fn read(path: &Path) -> Result<String, TaskError> {
-    std::fs::read_to_string(path).map_err(|source| TaskError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
-}
 
 /// Where a task's rows come from.
 enum Source {

@@ -11,11 +11,13 @@ pub mod rows;
 pub mod runner;
 pub mod score;
 pub mod spec;
+mod task_error;
 
-pub use dataset::{RowError, TaskError, TaskSpec, parse_jsonl};
+pub use dataset::{RowError, TaskSpec, parse_jsonl};
 pub use runner::{BenchOutcome, BenchSettings, Mode, ProgressOutput, Shard};
 pub use score::Score;
 pub use spec::{RewardScript, Row, Scorer};
+pub use task_error::TaskError;
 
 /// Task sets shipped with the project (`tasks/*.jsonl`): name, JSONL, default scorer.
 pub const BUILTIN_TASKS: &[(&str, &str, &str)] = &[

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::dataset::{TaskError, read};
+use super::task_error::{TaskError, read};
 
 /// The reference package's import name.
 pub(super) const PACKAGE: &str = "llm_in_sandbox";

@@ -125,10 +125,11 @@ pub fn resolve(
 }
 
 /// [`resolve`], with the runtime's built-in packages (name, version; see
-/// [`builtin_versions`]) offered to pip as already there: a dependency on one (flask needs
-/// markupsafe, many packages need numpy) resolves to the built-in version instead of failing
-/// for want of a pure-Python wheel. Their stand-in wheels (metadata only) end up in the lock;
-/// [`install_into`] is given their names to skip, like any built-in.
+/// [`builtin_versions`](crate::packages::builtin_versions)) offered to pip as already there: a
+/// dependency on one (flask needs markupsafe, many packages need numpy) resolves to the
+/// built-in version instead of failing for want of a pure-Python wheel. Their stand-in wheels
+/// (metadata only) end up in the lock; [`install_into`](crate::packages::install_into) is given
+/// their names to skip, like any built-in.
 ///
 /// # Errors
 /// As [`resolve`].

@@ -122,6 +122,11 @@ pub fn load_or_compile(
         .map_err(|e| RuntimeError::Compile(format!("{e:#}")))
 }
 
+/// The compiled module with this key, if the cache has it (never compiles).
+pub fn load_compiled(engine: &Engine, key: &str, cache_root: &Path) -> Option<Module> {
+    try_deserialize(engine, &cwasm_path(cache_root, key))
+}
+
 fn try_deserialize(engine: &Engine, path: &Path) -> Option<Module> {
     if !path.is_file() {
         return None;

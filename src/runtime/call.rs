@@ -17,7 +17,7 @@ use super::{
 };
 
 /// What `turn` came back with: its raw result, a trap or exit, or the deadline passing.
-type TurnOutcome = Result<wasmtime::Result<i32>, tokio::time::error::Elapsed>;
+pub(super) type TurnOutcome = Result<wasmtime::Result<i32>, tokio::time::error::Elapsed>;
 
 impl Runtime {
     /// Run one `python3` command in a fresh instance, on the sandbox threads (see
@@ -245,7 +245,7 @@ fn retire(mut store: Store<GuestState>, slot: super::pool::Slot, phases: Arc<Pha
 ///
 /// # Errors
 /// [`RuntimeError::Instantiate`] when the pool ran out under the guest.
-fn exit_status(
+pub(super) fn exit_status(
     outcome: TurnOutcome,
     denied: bool,
     dropped: u64,

@@ -21,6 +21,14 @@
 //!   "timed_out"}\0` then N bytes of stdout and the rest stderr; or `{"ok": false, "error":
 //!   "notfound"|"refused", "message"}`.
 //! - `which\0{"name"}`: where the shell finds a command. Answer `{"ok": true, "path": ...}`.
+//! - `system\0{"op": ...}`: the virtual Linux system ([`super::linux_files`]).
+//!   `{"op": "file", "path", "pid", "name", "argv"}` answers `{"ok": true, "dir": [names]}`
+//!   for a directory, `{"ok": true, "dir": null}\0CONTENT` for a file, or `{"ok": false}`;
+//!   `{"op": "limits"}` answers the call's figures (`memory_limit`, `memory_cap`,
+//!   `memory_used`, `memory_peak`, `elapsed`, `timeout`, `quota_bytes`, `quota_used`,
+//!   `quota_files`, `quota_files_used`, `open_files`); `{"op": "memory-cap", "cap": N|null}`
+//!   sets the program's own memory cap (`RLIMIT_AS`; never above the sandbox's limit) and
+//!   answers the figures.
 //!
 //! Header values travel as JSON strings of the bytes read as Latin-1 (one char per byte).
 //! JSON escapes NUL, so the first NUL after the JSON always ends it. Any other request gets
@@ -38,6 +46,7 @@ use serde::Deserialize;
 use wasmtime::{Caller, Linker};
 
 use super::GuestState;
+use super::linux_files;
 use super::net::{GuestNetwork, HttpRefusal, HttpRequest, HttpResponse};
 use super::procs::{GuestProcesses, ProcessAnswer, ProcessRequest};
 
@@ -54,6 +63,9 @@ const HTTP_CHECK: &[u8] = b"http-check\0";
 const HTTP: &[u8] = b"http\0";
 const PROC: &[u8] = b"proc\0";
 const WHICH: &[u8] = b"which\0";
+const SYSTEM: &[u8] = b"system\0";
+/// The largest `system` request read (a path and a command line).
+const MAX_SYSTEM_BYTES: usize = 1 << 20;
 /// The largest `proc` request read (script and stdin).
 const MAX_PROC_BYTES: usize = 64 << 20;
 /// The largest `http-check` request read (a URL).
@@ -106,6 +118,11 @@ pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> wasmtime::Result
                             vec![which(processes, &bytes[WHICH.len()..]).await]
                         }
                     }
+                    Kind::Modes(request) => super::modes::serve(&mut caller, request, req, len)?,
+                    Kind::System => match read_guest(&mut caller, req, len, MAX_SYSTEM_BYTES) {
+                        Ok(bytes) => system(&mut caller, &bytes[SYSTEM.len()..]),
+                        Err(_) => return Ok(FAULT),
+                    },
                     Kind::Other => return Ok(NO_HOST),
                 };
                 answer(&mut caller, &answer_parts, out_ptr, out_len).await
@@ -122,6 +139,9 @@ enum Kind {
     Http,
     Proc,
     Which,
+    /// File modes and the program's end (`modes.rs`).
+    Modes(super::modes::Request),
+    System,
     Other,
 }
 
@@ -145,6 +165,10 @@ fn read_kind(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<
         Kind::Proc
     } else if head.starts_with(WHICH) {
         Kind::Which
+    } else if head.starts_with(SYSTEM) {
+        Kind::System
+    } else if let Some(request) = super::modes::kind(head) {
+        Kind::Modes(request)
     } else {
         Kind::Other
     })
@@ -369,6 +393,102 @@ async fn which(processes: Option<Arc<dyn GuestProcesses>>, bytes: &[u8]) -> Vec<
     serde_json::json!({"ok": true, "path": path})
         .to_string()
         .into_bytes()
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case")]
+enum SystemOp {
+    File {
+        path: String,
+        #[serde(default)]
+        pid: u32,
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        argv: Vec<String>,
+    },
+    Limits,
+    MemoryCap {
+        cap: Option<u64>,
+    },
+}
+
+/// Serve a `system` request: a virtual file or the call's figures (see the module's doc).
+fn system(caller: &mut Caller<'_, GuestState>, meta: &[u8]) -> Vec<Vec<u8>> {
+    let Ok(op) = serde_json::from_slice::<SystemOp>(meta) else {
+        return vec![br#"{"ok":false}"#.to_vec()];
+    };
+    let used = caller
+        .get_export("memory")
+        .and_then(|e| e.into_memory())
+        .map_or(0, |m| m.data_size(&*caller) as u64);
+    match op {
+        SystemOp::File {
+            path,
+            pid,
+            name,
+            argv,
+        } => {
+            let limiter = &caller.data().limiter;
+            let figures = linux_files::SystemFigures {
+                memory_limit: limiter.cap().unwrap_or(limiter.limit()),
+                memory_used: used,
+                memory_peak: limiter.peak().max(used),
+                uptime: limiter.started().elapsed(),
+                process: linux_files::ProcessView { pid, name, argv },
+            };
+            match linux_files::lookup(&path, &figures) {
+                Some(linux_files::Node::Dir(names)) => {
+                    vec![
+                        serde_json::json!({"ok": true, "dir": names})
+                            .to_string()
+                            .into_bytes(),
+                    ]
+                }
+                Some(linux_files::Node::File(content)) => {
+                    vec![br#"{"ok":true,"dir":null}"#.to_vec(), vec![0], content]
+                }
+                None => vec![br#"{"ok":false}"#.to_vec()],
+            }
+        }
+        SystemOp::Limits => vec![figures_json(caller.data(), used)],
+        SystemOp::MemoryCap { cap } => {
+            caller.data_mut().limiter.set_cap(cap);
+            vec![figures_json(caller.data(), used)]
+        }
+    }
+}
+
+/// The call's limits and its use of them, as JSON (see the module's doc).
+fn figures_json(state: &GuestState, used: u64) -> Vec<u8> {
+    let limiter = &state.limiter;
+    let timeout = state.deadline.saturating_duration_since(limiter.started());
+    let (quota_bytes, quota_used, quota_files, quota_files_used) =
+        state.quota.as_ref().map_or((None, 0, None, 0), |q| {
+            let u = q.usage();
+            (
+                Some(q.max_bytes()),
+                u.bytes,
+                Some(q.max_files()),
+                u.files.saturating_add(u.dirs),
+            )
+        });
+    serde_json::json!({
+        "ok": true,
+        "memory_limit": limiter.limit(),
+        "memory_cap": limiter.cap(),
+        "memory_used": used,
+        "memory_peak": limiter.peak().max(used),
+        "elapsed": limiter.started().elapsed().as_secs_f64(),
+        "timeout": timeout.as_secs_f64(),
+        "quota_bytes": quota_bytes,
+        "quota_used": quota_used,
+        "quota_files": quota_files,
+        "quota_files_used": quota_files_used,
+        "open_files": super::open_files::PER_CALL,
+    })
+    .to_string()
+    .into_bytes()
 }
 
 fn latin1_bytes(s: &str) -> Option<Vec<u8>> {

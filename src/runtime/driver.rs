@@ -16,6 +16,9 @@ pub(super) const DRIVER: &str = concat!(
     include_str!("linux_box/pools.py"),
     include_str!("linux_box/ssl.py"),
     include_str!("linux_box/commands.py"),
+    include_str!("linux_box/system.py"),
+    include_str!("linux_box/kill.py"),
+    include_str!("linux_box/install.py"),
 );
 /// The driver's code file name; its frames are dropped from tracebacks under this name.
 pub(super) const DRIVER_FILENAME: &str = "<lis-driver>";

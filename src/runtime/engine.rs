@@ -184,6 +184,7 @@ impl Runtime {
             site_layer,
             pip: cfg.pip.clone(),
             cache_root: cfg.cache_root.clone(),
+            programs: std::sync::OnceLock::new(),
         };
         runtime.compile_layer(progress);
         Ok(runtime)
@@ -266,7 +267,7 @@ impl Runtime {
 
 /// Advance the engine's epoch every [`EPOCH_TICK`] on a thread of its own (deadlines), until
 /// the returned flag is set or the engine is gone.
-fn start_epoch_ticker(engine: &Engine) -> Result<Arc<AtomicBool>, RuntimeError> {
+pub(super) fn start_epoch_ticker(engine: &Engine) -> Result<Arc<AtomicBool>, RuntimeError> {
     let stop_ticker = Arc::new(AtomicBool::new(false));
     let (stop, weak) = (stop_ticker.clone(), engine.weak());
     std::thread::Builder::new()

@@ -101,12 +101,18 @@ impl RunResult {
     }
 }
 
-/// Enforces the memory cap and records the peak and whether the cap was hit.
+/// Enforces the memory cap and records the peak and whether the cap was hit. Also holds the
+/// program's own, lower cap (`resource.setrlimit(RLIMIT_AS, ...)` through the host door): an
+/// allocation past it fails (`MemoryError`) without counting as the sandbox's limit hit.
 #[derive(Debug)]
 pub(super) struct MemoryLimiter {
     limit: u64,
     peak: u64,
     denied: bool,
+    /// The program's own cap, at most `limit` (`None`: none set).
+    cap: Option<u64>,
+    /// When the call's store was made (the call's CPU and uptime figures count from here).
+    started: Instant,
 }
 
 impl MemoryLimiter {
@@ -115,6 +121,8 @@ impl MemoryLimiter {
             limit,
             peak: 0,
             denied: false,
+            cap: None,
+            started: Instant::now(),
         }
     }
     pub(super) fn peak(&self) -> u64 {
@@ -122,6 +130,22 @@ impl MemoryLimiter {
     }
     pub(super) fn denied(&self) -> bool {
         self.denied
+    }
+    /// The sandbox's memory limit, in bytes.
+    pub(super) fn limit(&self) -> u64 {
+        self.limit
+    }
+    /// The program's own cap (`None`: the sandbox's limit only).
+    pub(super) fn cap(&self) -> Option<u64> {
+        self.cap
+    }
+    /// Set or clear the program's own cap; a cap above the sandbox's limit is that limit.
+    pub(super) fn set_cap(&mut self, cap: Option<u64>) {
+        self.cap = cap.map(|c| c.min(self.limit));
+    }
+    /// When the call began.
+    pub(super) fn started(&self) -> Instant {
+        self.started
     }
 }
 
@@ -135,6 +159,11 @@ impl wasmtime::ResourceLimiter for MemoryLimiter {
         let desired = desired as u64;
         if desired > self.limit || maximum.is_some_and(|m| desired > m as u64) {
             self.denied = true;
+            self.peak = self.peak.max(current as u64);
+            return Ok(false);
+        }
+        if self.cap.is_some_and(|cap| desired > cap) {
+            // The program's own limit: the allocation fails as under RLIMIT_AS on Linux.
             self.peak = self.peak.max(current as u64);
             return Ok(false);
         }

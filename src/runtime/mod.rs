@@ -19,12 +19,15 @@ pub mod executor;
 mod invocation;
 mod io;
 mod limits;
+pub mod linux_files;
+mod modes;
 pub mod net;
 mod open_files;
 mod phases;
 mod pool;
 mod preload;
 pub mod procs;
+mod programs;
 mod shim;
 mod site_layer;
 mod write_guard;
@@ -47,6 +50,7 @@ pub use config::{DEFAULT_PRELOAD, RuntimeConfig, parse_preload};
 pub use invocation::{Invocation, UsageError};
 pub use limits::{Limits, Outcome, RunResult};
 pub use phases::PhaseTimes;
+pub use programs::{Program, ProgramError, ProgramRequest, is_wasm};
 
 /// The guest layout lives below the runtime (the package layer reads it too); this path stays.
 pub use crate::layout;
@@ -201,6 +205,8 @@ pub struct Runtime {
     /// How the host's pip is run for installs in episodes.
     pip: crate::packages::PipSettings,
     cache_root: PathBuf,
+    /// The engine of WASI programs (the C toolchain and what it builds), made on first use.
+    programs: std::sync::OnceLock<programs::Programs>,
 }
 
 impl std::fmt::Debug for Runtime {

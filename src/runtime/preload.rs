@@ -4,7 +4,7 @@
 //! generator in the loaded modules' globals, listed when the snapshot is made) and resets env,
 //! cwd and argv on every call.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 use wasmtime::{Config, Engine, Instance, Linker, Module, Store};
@@ -101,6 +101,19 @@ fn err(what: &str) -> impl FnOnce(wasmtime::Error) -> RuntimeError + '_ {
     move |e| RuntimeError::Compile(format!("{what}: {e:#}"))
 }
 
+/// The mapping of an I/O error to [`RuntimeError::Io`], naming what was done and to what.
+fn io_err(
+    action: &'static str,
+    path: &Path,
+) -> impl FnOnce(std::io::Error) -> RuntimeError + use<> {
+    let path = path.to_path_buf();
+    move |source| RuntimeError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
 /// Make the preloaded module at `out` (atomically). Runs the stock snapshot once with the
 /// runtime's directory layout, imports `modules`, and snapshots the memory.
 pub(super) fn build(
@@ -110,15 +123,7 @@ pub(super) fn build(
     out: &Path,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(), RuntimeError> {
-    let io = |action: &'static str, path: &Path| {
-        let path = path.to_path_buf();
-        move |source| RuntimeError::Io {
-            action,
-            path,
-            source,
-        }
-    };
-    let stock = std::fs::read(files.snapshot()).map_err(io("read", &files.snapshot()))?;
+    let stock = std::fs::read(files.snapshot()).map_err(io_err("read", &files.snapshot()))?;
     progress(&format!(
         "making a snapshot with {} imported (once; about a minute and ~2.7 GiB of memory)",
         modules.join(", ")
@@ -127,7 +132,32 @@ pub(super) fn build(
     let (cx, instrumented) = wizer
         .instrument(&stock)
         .map_err(err("instrumenting the module"))?;
-    // A throwaway engine: this module runs once, so compile it as fast as possible.
+    let (engine, module) = compile_once(instrumented)?;
+    let scratch =
+        tempfile::tempdir().map_err(io_err("create", Path::new("temporary directory")))?;
+    let (ws, tmp, home) = scratch_dirs(scratch.path())?;
+    let import = import_script(modules);
+    let lib_dir = lib_dir.map_or_else(|| files.lib_dir(), Path::to_path_buf);
+    let run = run_and_snapshot(
+        &engine,
+        &module,
+        files,
+        (&lib_dir, &ws, &tmp, &home),
+        &import,
+        (&wizer, &cx),
+    );
+    let bytes = on_own_thread(run)?;
+    // Passive data segments no instruction can use cost every instance 120 KiB of `VMContext`.
+    let bytes = super::data_segments::without_unused_passive_data(&bytes).unwrap_or(bytes);
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
+    }
+    crate::fsutil::write_atomic(out, &bytes).map_err(io_err("write", out))
+}
+
+/// The instrumented module compiled by a throwaway engine: this module runs once, so it is
+/// compiled as fast as possible.
+fn compile_once(instrumented: Vec<u8>) -> Result<(Engine, Module), RuntimeError> {
     let mut config = Config::new();
     config
         .wasm_exceptions(true)
@@ -137,28 +167,38 @@ pub(super) fn build(
     let engine = Engine::new(&config).map_err(err("engine"))?;
     let module =
         Module::new(&engine, &instrumented).map_err(err("compiling the instrumented module"))?;
-    drop(instrumented);
-    let scratch = tempfile::tempdir().map_err(io("create", Path::new("temporary directory")))?;
+    Ok((engine, module))
+}
+
+/// The workspace, `/tmp` and home folders of the snapshot's one run, made in `scratch`, with
+/// the driver and immortal.py written into its `/tmp` for the import script to run.
+fn scratch_dirs(scratch: &Path) -> Result<(PathBuf, PathBuf, PathBuf), RuntimeError> {
     let (ws, tmp, home) = (
-        scratch.path().join("testbed"),
-        scratch.path().join("tmp"),
-        scratch.path().join("root"),
+        scratch.join("testbed"),
+        scratch.join("tmp"),
+        scratch.join("root"),
     );
     for d in [&ws, &tmp, &home] {
-        std::fs::create_dir_all(d).map_err(io("create", d))?;
+        std::fs::create_dir_all(d).map_err(io_err("create", d))?;
     }
     // The driver is defined in the snapshot too (from a file: `turn` cuts long lines), so a
     // call only has to call it. Then move every object made so far out of the cyclic GC's
     // reach: otherwise the first collection in each call walks all of numpy and sympy, costing
     // ~15 ms and dirtying ~20 MiB of copy-on-write pages per instance.
     let driver_file = tmp.join("lis_driver.py");
-    std::fs::write(&driver_file, super::DRIVER).map_err(io("write", &driver_file))?;
+    std::fs::write(&driver_file, super::DRIVER).map_err(io_err("write", &driver_file))?;
     // Last, everything made so far becomes immortal (see immortal.py): calls stop copying
     // pages only to move reference counts. Then the allocator's free chunks are filled, so a
     // call's new objects come packed from the heap's top instead of scattered over the image.
     let immortal_file = tmp.join("lis_immortal.py");
-    std::fs::write(&immortal_file, IMMORTAL).map_err(io("write", &immortal_file))?;
-    let import = format!(
+    std::fs::write(&immortal_file, IMMORTAL).map_err(io_err("write", &immortal_file))?;
+    Ok((ws, tmp, home))
+}
+
+/// The snapshot's import turn: imports `modules`, defines the driver, warms up, and makes
+/// the last step (`_lis_last_step`).
+fn import_script(modules: &[String]) -> String {
+    format!(
         "import sys\nsys.path.append('{site}')\ndel sys\nimport {}\nimport secrets, runpy, traceback\n\
          with open('{tmp}/lis_driver.py') as _lis_f: exec(compile(_lis_f.read(), '{name}', 'exec'))\n\
          del _lis_f\n\
@@ -180,35 +220,26 @@ pub(super) fn build(
         ws = layout::GUEST_WORKSPACE,
         site = layout::GUEST_SITE_LAYER,
         name = super::DRIVER_FILENAME,
-    );
-    let lib_dir = lib_dir.map_or_else(|| files.lib_dir(), Path::to_path_buf);
-    let run = run_and_snapshot(
-        &engine,
-        &module,
-        files,
-        (&lib_dir, &ws, &tmp, &home),
-        &import,
-        (&wizer, &cx),
-    );
-    // A thread (and runtime) of its own, so this works whether or not the caller is inside a
-    // tokio runtime: a runtime may be neither entered nor dropped from async code.
-    let bytes = std::thread::scope(|s| {
+    )
+}
+
+/// Run `run` to its end on a thread (and runtime) of its own, so this works whether or not the
+/// caller is inside a tokio runtime: a runtime may be neither entered nor dropped from async
+/// code.
+fn on_own_thread(
+    run: impl Future<Output = Result<Vec<u8>, RuntimeError>> + Send,
+) -> Result<Vec<u8>, RuntimeError> {
+    std::thread::scope(|s| {
         s.spawn(|| {
             tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
-                .map_err(io("start", Path::new("async runtime")))?
+                .map_err(io_err("start", Path::new("async runtime")))?
                 .block_on(run)
         })
         .join()
         .unwrap_or_else(|_| Err(RuntimeError::Compile("the snapshot thread panicked".into())))
-    })?;
-    // Passive data segments no instruction can use cost every instance 120 KiB of `VMContext`.
-    let bytes = super::data_segments::without_unused_passive_data(&bytes).unwrap_or(bytes);
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).map_err(io("create", dir))?;
-    }
-    crate::fsutil::write_atomic(out, &bytes).map_err(io("write", out))
+    })
 }
 
 /// Run the instrumented module once with the runtime's layout, execute `import`, and return

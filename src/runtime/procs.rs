@@ -52,4 +52,24 @@ pub trait GuestProcesses: Send + Sync + std::fmt::Debug {
     fn run(&self, request: ProcessRequest) -> BoxFuture<'_, ProcessAnswer>;
     /// Where `name` would be found (`shutil.which`), if anywhere.
     fn which(&self, name: String) -> BoxFuture<'_, Option<String>>;
+    /// The permission bits (`0o777` and set-id/sticky, as the host keeps them) of the file at
+    /// the guest's absolute `path`, following a final symbolic link when `follow` is set:
+    /// WASI's `filestat` has no mode, so the guest's `os.stat` asks here. `None` when the path
+    /// is not in one of the sandbox's folders or cannot be read (the guest keeps WASI's answer).
+    fn file_mode(&self, path: &str, follow: bool) -> Option<u32> {
+        let _ = (path, follow);
+        None
+    }
+    /// Set the permission bits of the file at the guest's absolute `path` (the guest's
+    /// `os.chmod`), by the same rule as the shell's `chmod`: no set-id or sticky bits, the
+    /// owner's access kept. `None` when the path is not in one of the sandbox's folders.
+    fn set_file_mode(&self, path: &str, mode: u32) -> Option<std::io::Result<()>> {
+        let _ = (path, mode);
+        None
+    }
+    /// The program ended itself by `signal` (a default action of `os.kill` and the like): the
+    /// shell that started it may report it as a signal, not as the status `128 + signal`.
+    fn ended_by_signal(&self, signal: i32) {
+        let _ = signal;
+    }
 }

@@ -547,6 +547,47 @@ impl Sandbox {
             .await
     }
 
+    /// Run a WASI program (the C toolchain, or a program it built) in this sandbox's folders
+    /// with `limits`, starting in `cwd`; see [`Runtime::run_program`].
+    ///
+    /// # Errors
+    /// [`crate::runtime::ProgramError`] when it cannot start.
+    pub async fn run_program(
+        &self,
+        program: crate::runtime::Program,
+        argv: Vec<String>,
+        stdin: Vec<u8>,
+        env: Vec<(String, String)>,
+        cwd: &str,
+        limits: Limits,
+    ) -> Result<RunResult, crate::runtime::ProgramError> {
+        let mount = |dir: Arc<LazyDir>, guest: &str| Mount {
+            dir,
+            guest_path: guest.to_string(),
+            writable: true,
+        };
+        let req = crate::runtime::ProgramRequest {
+            program,
+            argv,
+            env,
+            cwd: cwd.to_string(),
+            stdin,
+            limits,
+            mounts: vec![
+                mount(self.workspace_dir.clone(), GUEST_WORKSPACE),
+                mount(self.scratch.dir().clone(), GUEST_TMP),
+                mount(self.home.dir().clone(), GUEST_HOME),
+            ],
+            quota: Some(self.quota.clone()),
+        };
+        self.runtime.run_program(req).await
+    }
+
+    /// Whether this sandbox's `cc` can work (the C toolchain is set up on this machine).
+    pub fn has_c_toolchain(&self) -> bool {
+        self.runtime.has_c_toolchain()
+    }
+
     /// [`Sandbox::run_with_limits`], with the guest's `subprocess`/`os.system` commands going
     /// to `processes` (the shell that runs this `python3`).
     ///

@@ -650,10 +650,14 @@ pub const UNAVAILABLE: &[(&str, &str)] = &[
         "su",
         "there is one user and nothing to escalate to; run the command directly",
     ),
-    ("gcc", "no C compiler; use python3"),
-    ("g++", "no C++ compiler; use python3"),
-    ("cc", "no C compiler; use python3"),
-    ("clang", "no C compiler; use python3"),
+    (
+        "make",
+        "no make here; run the compiler directly (`cc -O2 -o prog prog.c`) or write the steps in a shell script",
+    ),
+    (
+        "cmake",
+        "no cmake here; run the compiler directly (`cc -O2 -o prog prog.c`)",
+    ),
     ("docker", "no containers inside the sandbox"),
     ("ssh", "no network access"),
 ];

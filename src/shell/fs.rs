@@ -101,7 +101,7 @@ fn metadata(m: &cap_std::fs::Metadata) -> Metadata {
 /// searchable), so that the quota's walk and the cleanup can always read and delete them.
 /// The guest is root, which reads and writes any file whatever its mode, so it sees no
 /// difference in what it can do.
-fn guest_mode(mode: u32, is_dir: bool) -> u32 {
+pub(super) fn guest_mode(mode: u32, is_dir: bool) -> u32 {
     let owner = if is_dir { 0o700 } else { 0o600 };
     (mode & 0o777) | owner
 }

@@ -3,6 +3,7 @@
 //! going to the WASM CPython. It never starts a host process. One shell per episode: `cd`,
 //! variables and functions persist between calls.
 
+mod cc;
 mod commands;
 mod fs;
 mod git;
@@ -57,9 +58,10 @@ fn allowlist(policy: &NetworkPolicy) -> NetworkAllowlist {
     list.block_private_ips(false)
 }
 
-/// What one level of shell function recursion costs the host, at most: the interpreter's
-/// frames for a call (moved to heap stack segments past the thread's stack), its call frame
-/// and its copy of the positional parameters. The depth limit is the memory limit over this.
+/// What one level of shell nesting (a function call, `source`, `eval`, `$(...)`, `( ... )`,
+/// `bash -c`) costs the host, at most: the interpreter's frames for it (moved to heap stack
+/// segments past the thread's stack), its call frame and its copy of the positional
+/// parameters. The nesting limit, all kinds together, is the memory limit over this.
 pub const FUNCTION_LEVEL_BYTES: u64 = 64 << 10;
 
 /// bashkit's limits for a shell in a sandbox with `memory` bytes: no cap of bashkit's own on
@@ -79,6 +81,15 @@ fn shell_limits(memory: u64, timeout: Duration) -> (ExecutionLimits, bashkit::Me
         .max_word_split_fields(usize::MAX)
         .max_word_split_bytes(bytes)
         .max_function_depth(depth.max(1))
+        .max_subst_depth(depth.max(1))
+        .max_subshell_depth(depth.max(1))
+        .max_nesting_levels(depth.max(1))
+        // The parser: no fuel cap (a 30,000-line script is ~100,000 operations), the call's
+        // deadline, and no refusal of a script for its shape (commands, loop nesting, brace
+        // ranges): the deadline and the memory limit bound what it does.
+        .max_parser_operations(usize::MAX)
+        .parser_timeout(timeout)
+        .static_budget_checks(false)
         .timeout(timeout)
         .max_stdout_bytes(bytes)
         .max_stderr_bytes(bytes);
@@ -247,7 +258,7 @@ impl Shell {
         let mut b = Bash::builder()
             .memory_limits(memory)
             .username("root")
-            .hostname("sandbox")
+            .hostname(crate::runtime::linux_files::HOSTNAME)
             .cwd(GUEST_WORKSPACE)
             .limits(limits)
             .session_limits(SessionLimits::unlimited())
@@ -255,6 +266,11 @@ impl Shell {
             .http_transport(sandbox.shell_transport());
         for (k, v) in sandbox.env() {
             b = b.env(k, v);
+        }
+        // The same /etc and /proc texts Python reads (runtime/linux_files.rs).
+        let memory = sandbox.limits().memory_bytes;
+        for (path, text) in crate::runtime::linux_files::shell_files(memory) {
+            b = b.mount_readonly_text(path, text);
         }
         b
     }
@@ -309,6 +325,12 @@ impl Shell {
                     timeout: settings.timeout,
                 }),
             );
+        let toolchain = cc::Toolchain {
+            sandbox: sandbox.clone(),
+            call_deadline: call_deadline.clone(),
+            interrupt: stop.clone(),
+        };
+        b = cc::register(b, &toolchain);
         for (name, reason) in UNAVAILABLE {
             b = b.builtin(*name, Box::new(Unavailable { name, reason }));
         }
@@ -562,6 +584,33 @@ impl Shell {
 
     /// What a call that ran to its end (or stopped on its own) shows: its output, or for a
     /// bash error the partial output and the error on stderr, with bash's exit code.
+    /// The line that says which of the sandbox's limits an interpreter error comes from
+    /// (empty for other errors).
+    fn limit_note(&self, error: &bashkit::Error) -> String {
+        let bashkit::Error::ResourceLimit(limit) = error else {
+            return String::new();
+        };
+        match limit {
+            bashkit::LimitExceeded::ExecutionBudget(
+                bashkit::ExecutionBudgetExceeded::LiveBytes { limit, .. },
+            ) => format!(
+                "bash: the command held more data at once than the sandbox's memory limit \
+                 allows ({} MiB)\n",
+                limit >> 20
+            ),
+            bashkit::LimitExceeded::MaxFunctionDepth(levels)
+            | bashkit::LimitExceeded::MaxSubstDepth(levels)
+            | bashkit::LimitExceeded::MaxSubshellDepth(levels)
+            | bashkit::LimitExceeded::MaxNestingLevels(levels) => format!(
+                "bash: functions, $(...) and subshells nested past what the sandbox's memory \
+                 limit allows ({} MiB: {levels} levels of {} KiB)\n",
+                self.sandbox.limits().memory_bytes >> 20,
+                FUNCTION_LEVEL_BYTES >> 10
+            ),
+            _ => String::new(),
+        }
+    }
+
     fn command_result(
         &self,
         run: bashkit::Result<bashkit::ExecResult>,
@@ -614,18 +663,7 @@ impl Shell {
                     }
                     other => {
                         stderr.push_str(&format!("bash: {other}\n"));
-                        if let bashkit::Error::ResourceLimit(
-                            bashkit::LimitExceeded::ExecutionBudget(
-                                bashkit::ExecutionBudgetExceeded::LiveBytes { limit, .. },
-                            ),
-                        ) = other
-                        {
-                            stderr.push_str(&format!(
-                                "bash: the command held more data at once than the sandbox's \
-                                 memory limit allows ({} MiB)\n",
-                                limit >> 20
-                            ));
-                        }
+                        stderr.push_str(&self.limit_note(other));
                         (1, CommandOutcome::LimitExceeded(other.to_string()))
                     }
                 };

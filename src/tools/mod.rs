@@ -5,7 +5,7 @@
 //! `Unknown action: NAME`, and [`NO_TOOL_CALL`] for arguments that are not a JSON object.
 //! Anything wrong with a call becomes an observation ([`ToolOutput`]); arguments the model
 //! invents beyond a tool's schema are ignored, and arguments of the wrong kind get what the
-//! reference's own code answers (its texts, or the Python exception it raises: [`pyvalue`]),
+//! reference's own code answers (its texts, or the Python exception it raises: `pyvalue`),
 //! never a parser's message. Only a failure of the host under a tool ([`ToolFault`]) ends the
 //! episode, besides `submit`.
 

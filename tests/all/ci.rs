@@ -1,6 +1,7 @@
 //! `benchmark` and `merge` in CI: progress in a log, JSON events, gates and exit codes, JUnit
 //! XML, the Markdown summary, and the sandbox-vs-llm chart. The binary runs against the fake
-//! model, with stderr a pipe (not a terminal) as in a CI job.
+//! model, with stderr a pipe (not a terminal) as in a CI job. Also the repository's own checks
+//! of its sources (`scripts/`), so that CI's `cargo test` runs them.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -535,4 +536,42 @@ fn repeats_draw_the_spread_over_repeats_as_whiskers() {
         .count();
     assert_eq!(whiskers, 3, "math, physics, overall: {svg}");
     assert!(svg.contains("n=6") && svg.contains("n=12"), "{svg}");
+}
+
+/// Runs `scripts/NAME` with python3 from the crate's root and fails with what it printed, less
+/// the import graph (its headings and `  a -> b` lines) and the cycles it already knows.
+fn source_check(name: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("python3")
+        .arg(root.join("scripts").join(name))
+        .current_dir(root)
+        .output()
+        .expect("run python3");
+    let said: Vec<String> = text(&out.stdout)
+        .lines()
+        .filter(|l| {
+            let edge = l.starts_with("  ") && l.contains(" -> ");
+            !edge && !l.ends_with(':') && !l.starts_with("known, to break")
+        })
+        .map(str::to_string)
+        .collect();
+    assert!(
+        out.status.success(),
+        "scripts/{name} failed:\n{}\n{}",
+        said.join("\n"),
+        text(&out.stderr)
+    );
+}
+
+/// No import cycle between the modules of `src/`, nor between the files of one folder (its
+/// `mod.rs` among them): issue 49.
+#[test]
+fn sources_have_no_import_cycle() {
+    source_check("import-cycles.py");
+}
+
+/// No function of `src/` over the line limit of `scripts/long-functions.py`.
+#[test]
+fn sources_have_no_overlong_function() {
+    source_check("long-functions.py");
 }

@@ -3,6 +3,7 @@
 
 mod agent;
 mod benchmark;
+mod c_toolchain;
 mod ci;
 mod cli;
 mod common;
@@ -18,6 +19,8 @@ mod interrupts;
 mod judge;
 mod limits;
 mod linux_box;
+mod linux_signals;
+mod linux_system;
 mod mcp;
 mod observations;
 mod packages;

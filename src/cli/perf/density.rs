@@ -162,14 +162,84 @@ pub(super) fn density(
     let split = Split::now().minus(split_base);
     let (fds_active, maps_active) = (open_files(), memory_maps());
     let started = waited.started;
+    let ended = end_calls(runtime, rt, &sandboxes, tasks, started, before)?;
+    print_density(made, started, ended.results, idle, active, ended.after);
+    print_per_sandbox(
+        made,
+        started,
+        idle,
+        active,
+        fds_idle.saturating_sub(fds_before),
+        fds_active.saturating_sub(fds_before),
+        maps_active.saturating_sub(maps_base),
+    );
+    print_split(split, started);
+    if let Some(why) = ended.stopped {
+        let making = short.map_or_else(String::new, |s| format!("; making stopped early: {s}"));
+        bail!(
+            "{started} calls were inside a numpy call at once (of {made} sandboxes made, \
+             {count} asked), then stopped, not let finish: {why}{making}"
+        );
+    }
+    if let Some(why) = short {
+        bail!(
+            "stopped after making {made} of {count} sandboxes ({started} were inside a numpy \
+             call at once, {} of their calls succeeded): {why}",
+            ended.results
+        );
+    }
+    if let Some(why) = waited.stopped {
+        bail!("stopped with {started} of {made} calls running at once ({count} asked): {why}");
+    }
+    if ended.results < made {
+        bail!(
+            "only {} of {made} concurrent calls succeeded; the first failure: {}",
+            ended.results,
+            ended.first_failure.unwrap_or_default()
+        );
+    }
+    if started < made {
+        bail!(
+            "only {started} of {made} calls were running at once; {}",
+            standing()
+        );
+    }
+    Ok(())
+}
+
+fn per_bytes(bytes: u64, of: usize) -> f64 {
+    bytes as f64 / of.max(1) as f64
+}
+
+/// How the calls ended: let finish, or stopped when finishing would not fit in memory.
+struct Ended {
+    /// Calls that succeeded (none when they were stopped).
+    results: usize,
+    /// The first call's failure.
+    first_failure: Option<String>,
+    /// Memory after the calls and after the release, when the calls were let finish.
+    after: Option<[Memory; 2]>,
+    /// Why the calls were stopped instead of let finish.
+    stopped: Option<String>,
+}
+
+/// Let the waiting calls finish (the go file in each workspace) and read the memory after
+/// them and after the release; or stop them, when finishing would not fit in memory.
+fn end_calls(
+    runtime: &Arc<Runtime>,
+    rt: &tokio::runtime::Runtime,
+    sandboxes: &[Arc<Sandbox>],
+    tasks: Vec<WaitingCall>,
+    started: usize,
+    before: Memory,
+) -> anyhow::Result<Ended> {
     // Finishing writes more pages in each call (its output, its exit): when the machine could
     // not hold that for every call, the calls are stopped instead of let finish.
     let spare = machine_memory().map_or(0, |(total, avail)| {
         avail.saturating_sub(memory_floor(total))
     });
     let finishing = (started as u64).saturating_mul(FINISH_BYTES);
-    let mut calls_stopped = None;
-    let (results, first_failure, after) = if spare < finishing {
+    if spare < finishing {
         for t in &tasks {
             t.abort();
         }
@@ -187,27 +257,46 @@ pub(super) fn density(
             "\nThe calls were stopped, not let finish: {why} (the rows after the calls are not \
              measured; their outputs not checked)."
         );
-        calls_stopped = Some(why);
-        (0, None, None)
-    } else {
-        for sb in &sandboxes {
-            sb.workspace().write(GO, "")?;
-        }
-        let (results, first_failure, alive) = rt.block_on(finish_calls(tasks));
-        // Instance slots keep the pages a call wrote (reset in place, ready for the next call
-        // in that slot) instead of releasing them; this shows what stays once the calls are
-        // over.
-        let after = Memory::now().minus(before);
-        // What a quiet server does after `--release-idle-after`: the slots give their pages
-        // back.
-        let _ = runtime.release_idle_memory(Duration::ZERO);
-        let released = Memory::now().minus(before);
-        drop(alive);
-        (results, first_failure, Some([after, released]))
-    };
-    print_density(made, started, results, idle, active, after);
+        return Ok(Ended {
+            results: 0,
+            first_failure: None,
+            after: None,
+            stopped: Some(why),
+        });
+    }
+    for sb in sandboxes {
+        sb.workspace().write(GO, "")?;
+    }
+    let (results, first_failure, alive) = rt.block_on(finish_calls(tasks));
+    // Instance slots keep the pages a call wrote (reset in place, ready for the next call in
+    // that slot) instead of releasing them; this shows what stays once the calls are over.
+    let after = Memory::now().minus(before);
+    // What a quiet server does after `--release-idle-after`: the slots give their pages back.
+    let _ = runtime.release_idle_memory(Duration::ZERO);
+    let released = Memory::now().minus(before);
+    drop(alive);
+    Ok(Ended {
+        results,
+        first_failure,
+        after: Some([after, released]),
+        stopped: None,
+    })
+}
+
+/// Physical memory per sandbox inside a call, and the open files and memory maps a sandbox
+/// holds: `files_idle` more open files with the sandboxes made, `files_in_call` and
+/// `maps_in_call` more with their calls running.
+fn print_per_sandbox(
+    made: usize,
+    started: usize,
+    idle: Memory,
+    active: Memory,
+    files_idle: usize,
+    files_in_call: usize,
+    maps_in_call: usize,
+) {
     let per = |n: usize, of: usize| n as f64 / of.max(1) as f64;
-    let in_call = per(fds_active.saturating_sub(fds_before), started);
+    let in_call = per(files_in_call, started);
     println!(
         "Physical memory per sandbox inside a numpy call: {:.2} MiB (its idle share plus the \
          active row). Open files per live sandbox: {:.1} idle, {in_call:.1} inside a call; \
@@ -215,45 +304,11 @@ pub(super) fn density(
          {:.0} sandboxes fit inside a call at once by open files.\n",
         (idle.physical as f64 / made.max(1) as f64 + per_bytes(active.physical, started))
             / 1048576.0,
-        per(fds_idle.saturating_sub(fds_before), made),
-        per(maps_active.saturating_sub(maps_base), started),
+        per(files_idle, made),
+        per(maps_in_call, started),
         open_file_limit(),
         open_file_limit() as f64 / in_call.max(1.0),
     );
-    print_split(split, started);
-    if let Some(why) = calls_stopped {
-        let making = short.map_or_else(String::new, |s| format!("; making stopped early: {s}"));
-        bail!(
-            "{started} calls were inside a numpy call at once (of {made} sandboxes made, \
-             {count} asked), then stopped, not let finish: {why}{making}"
-        );
-    }
-    if let Some(why) = short {
-        bail!(
-            "stopped after making {made} of {count} sandboxes ({started} were inside a numpy \
-             call at once, {results} of their calls succeeded): {why}"
-        );
-    }
-    if let Some(why) = waited.stopped {
-        bail!("stopped with {started} of {made} calls running at once ({count} asked): {why}");
-    }
-    if results < made {
-        bail!(
-            "only {results} of {made} concurrent calls succeeded; the first failure: {}",
-            first_failure.unwrap_or_default()
-        );
-    }
-    if started < made {
-        bail!(
-            "only {started} of {made} calls were running at once; {}",
-            standing()
-        );
-    }
-    Ok(())
-}
-
-fn per_bytes(bytes: u64, of: usize) -> f64 {
-    bytes as f64 / of.max(1) as f64
 }
 
 /// The file a waiting call holds in its workspace.

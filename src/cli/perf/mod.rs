@@ -58,8 +58,10 @@ mod shell_data;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Args;
+use llm_in_sandbox::runtime::Runtime;
 
 use super::{GlobalArgs, tokio_runtime};
 use density::{Memory, density};
@@ -195,84 +197,118 @@ pub struct PerfArgs {
 
 pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     let n = args.iterations.max(1);
+    let runtime = global.load_runtime_for(concurrent_sandboxes(&args))?;
+    let rt = tokio_runtime()?;
+    if let Some(code) = run_only(global, &args, &runtime, &rt, n)? {
+        return Ok(code);
+    }
+    run_rows(global, &args, &runtime, &rt, n)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How many sandboxes the run keeps alive at once, at most: the runtime is loaded for them.
+fn concurrent_sandboxes(args: &PerfArgs) -> usize {
     let concurrent = args.density.unwrap_or(0).max(if args.episodes {
         args.episode_workers.iter().copied().max().unwrap_or(1)
     } else {
         0
     });
-    let concurrent = if args.serve {
+    if args.serve {
         args.serve_clients.iter().copied().max().unwrap_or(1)
     } else {
         concurrent
-    };
-    let runtime = global.load_runtime_for(concurrent)?;
-    let rt = tokio_runtime()?;
+    }
+}
+
+/// The suites run alone (`--shell-data`, `--compute`, `--packages-corpus`, `--packages`,
+/// `--serve`, `--latency-only`, `--episodes-only`): the first one asked, and its exit code;
+/// `None` when none is.
+fn run_only(
+    global: &GlobalArgs,
+    args: &PerfArgs,
+    runtime: &Arc<Runtime>,
+    rt: &tokio::runtime::Runtime,
+    n: usize,
+) -> anyhow::Result<Option<ExitCode>> {
     if args.shell_data {
-        return shell_data::run(&rt, &runtime, args.shell_data_runs.max(1));
+        return shell_data::run(rt, runtime, args.shell_data_runs.max(1)).map(Some);
     }
     if args.compute {
         return compute::run(
-            &rt,
-            &runtime,
+            rt,
+            runtime,
             args.compute_runs.max(1),
             args.compute_scale,
             &args.native_python,
-        );
+        )
+        .map(Some);
     }
     if args.packages_corpus {
-        return corpus::run(&runtime, &rt, args.corpus.as_deref(), args.sample);
+        return corpus::run(runtime, rt, args.corpus.as_deref(), args.sample).map(Some);
     }
     if args.packages {
-        return packages::run(global, &runtime, &rt, n, &args.native_python);
+        return packages::run(global, runtime, rt, n, &args.native_python).map(Some);
     }
     if args.serve {
         serve::serve(
-            &runtime,
-            &rt,
+            runtime,
+            rt,
             args.serve_seconds,
             &args.serve_clients,
             args.serve_inflight,
             &args.native_python,
             args.aiohttp_python.as_deref(),
         )?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Some(ExitCode::SUCCESS));
     }
     if args.latency_only
         && let Some(latency) = args.model_latency
     {
-        latency_throughput(&runtime, &rt, latency, &args.latency_workers)?;
-        return Ok(ExitCode::SUCCESS);
+        latency_throughput(runtime, rt, latency, &args.latency_workers)?;
+        return Ok(Some(ExitCode::SUCCESS));
     }
     if args.episodes_only {
-        episode_overhead(&runtime, &rt)?;
-        throughput(&runtime, &rt, &args.episode_workers)?;
-        return Ok(ExitCode::SUCCESS);
+        episode_overhead(runtime, rt)?;
+        throughput(runtime, rt, &args.episode_workers)?;
+        return Ok(Some(ExitCode::SUCCESS));
     }
+    Ok(None)
+}
+
+/// The whole run: the start-up and per-command rows, then the ones asked for beside them
+/// (`--stock`, `--episodes`, `--model-latency`, `--density`).
+fn run_rows(
+    global: &GlobalArgs,
+    args: &PerfArgs,
+    runtime: &Arc<Runtime>,
+    rt: &tokio::runtime::Runtime,
+    n: usize,
+) -> anyhow::Result<()> {
     let mut rows: Vec<Row> = Vec::new();
-    let (native, preloaded_imports) = python_rows(global, &args, &rt, &runtime, &mut rows)?;
-    shell_rows(&rt, &runtime, n, &mut rows)?;
+    let (native, preloaded_imports) = python_rows(global, args, rt, runtime, &mut rows)?;
+    shell_rows(rt, runtime, n, &mut rows)?;
     if args.stock {
         stock_rows(
             global,
-            &rt,
-            &runtime,
+            rt,
+            runtime,
             n,
             (native, preloaded_imports),
             &mut rows,
         )?;
     }
 
-    load_rows(global, &runtime, n, args.compile, &mut rows)?;
-    let written = phases::written_pages(&rt, &runtime, &phases::WRITTEN_PAGES_CALLS)?;
+    load_rows(global, runtime, n, args.compile, &mut rows)?;
+    let written = phases::written_pages(rt, runtime, &phases::WRITTEN_PAGES_CALLS)?;
 
     // After the per-call rows: thousands of episodes leave slots and threads that would skew
     // them.
     if args.episodes {
-        episode_overhead(&runtime, &rt)?;
-        throughput(&runtime, &rt, &args.episode_workers)?;
+        episode_overhead(runtime, rt)?;
+        throughput(runtime, rt, &args.episode_workers)?;
     }
     if let Some(latency) = args.model_latency {
-        latency_throughput(&runtime, &rt, latency, &args.latency_workers)?;
+        latency_throughput(runtime, rt, latency, &args.latency_workers)?;
     }
     // The rows first: a density run stopped by a limit ends in an error.
     print_rows(&rows);
@@ -280,7 +316,7 @@ pub fn run(global: &GlobalArgs, args: PerfArgs) -> anyhow::Result<ExitCode> {
     // Last: thousands of live instances leave their slots' pages resident, which would skew
     // whatever is measured after them.
     if let Some(count) = args.density {
-        density(&runtime, &rt, count)?;
+        density(runtime, rt, count)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -7,6 +7,10 @@
 # of communicate/run bounds it; it cannot run alongside the Python program.
 
 _LIS_DEFAULT_ENV = ("HOME", "TMPDIR", "PATH", "LANG", "MPLBACKEND", "PYTHONTZPATH")
+# First line of the script of a command given as an argument list: no shell stands between
+# the program and Python on Linux, so a program a signal ended shows as returncode -N
+# (shell/processes.rs).
+_LIS_NO_SHELL = "#lis:no-shell\n"
 
 
 class _LisInteractiveError(BrokenPipeError):
@@ -74,7 +78,8 @@ def _lis_command(args, shell, executable, cwd, env):
         if key.isidentifier() and key.isascii():
             lines.append("export %s=%s" % (key, _lis_quote(value)))
     lines.append(command)
-    return "\n".join(lines), program
+    script = "\n".join(lines)
+    return (script if shell else _LIS_NO_SHELL + script), program
 
 
 def _lis_patch_subprocess(subprocess):
@@ -85,6 +90,7 @@ def _lis_patch_subprocess(subprocess):
     PIPE, STDOUT, DEVNULL = subprocess.PIPE, subprocess.STDOUT, subprocess.DEVNULL
     pids = itertools.count(1000)
     waiting = []
+    children = {}  # pid -> Popen, until waited for (os.kill finds them here)
 
     def read_source(source):
         if source is None or source == DEVNULL:
@@ -198,10 +204,12 @@ def _lis_patch_subprocess(subprocess):
             self.pid = next(pids)
             if self._program is not None:
                 # Fails now, as execve would.
-                path = shutil_which(self._program)
-                if path is None:
+                if "/" in self._program:
+                    _lis_exec_check(self._program, cwd)
+                elif shutil_which(self._program) is None:
                     raise FileNotFoundError(_lis_errno.ENOENT, "No such file or directory", self._program)
             waiting.append(self)
+            children[self.pid] = self
 
         def _run(self, timeout):
             if self._ran:
@@ -250,24 +258,41 @@ def _lis_patch_subprocess(subprocess):
             if self.stdin is not None:
                 self.stdin.closed = True
             self._run(timeout)
+            self._lis_reaped()
             return self._decoded(self._out, 1), self._decoded(self._err, 2)
 
         def wait(self, timeout=None):
             if self.returncode is None:
                 self._run(timeout)
+            self._lis_reaped()
             return self.returncode
 
         def poll(self):
             if self.returncode is None and not self._timed_out:
                 self._run(None)
+            self._lis_reaped()
             return self.returncode
 
-        def send_signal(self, sig):
-            if self.returncode is None:
+        def _lis_signal(self, sig):
+            # os.kill(pid, sig): a command that has not run yet never runs (unless the signal
+            # is one whose default is to do nothing); one that ran and was waited for is gone.
+            if self.pid not in children:
+                raise ProcessLookupError(_lis_errno.ESRCH, "No such process")
+            # A command stopped at its timeout counts as still running (run() kills it).
+            if self.returncode is None and (not self._ran or self._timed_out) \
+                    and sig not in _LIS_SIG_IGNORED and sig != 0:
                 self._ran = True
                 if self in waiting:
                     waiting.remove(self)
                 self.returncode = -int(sig)
+
+        def _lis_reaped(self):
+            if self.returncode is not None:
+                children.pop(self.pid, None)
+
+        def send_signal(self, sig):
+            if self.returncode is None and self.pid in children:
+                self._lis_signal(int(sig))
 
         def terminate(self):
             self.send_signal(15)
@@ -291,6 +316,7 @@ def _lis_patch_subprocess(subprocess):
     Popen.__module__ = "subprocess"
     subprocess.Popen = Popen
     subprocess._lis_waiting = waiting
+    subprocess._lis_children = children
 
     def system(command):
         status, out, err, _ = _lis_proc(
@@ -309,7 +335,7 @@ def _lis_patch_subprocess(subprocess):
 
     def shutil_which(cmd, mode=os.F_OK | os.X_OK, path=None):
         name = os.fsdecode(cmd)
-        if "/" in name:
+        if "/" in name or path is not None:
             return real_which(cmd, mode, path)
         try:
             answer = _lis_json.loads(_lis_host.call(
@@ -367,6 +393,5 @@ def _lis_linux_install():
         module = _lis_sys.modules.get(name)
         if module is not None and name != "http.client":
             patch(module)
-
-
-_lis_linux_install()
+    for install in _LIS_INSTALLS:
+        install()

@@ -15,6 +15,10 @@
 # - Signals: `signal.alarm`/`setitimer(ITIMER_REAL)` with a handler fire at blocking points
 #   and, while a timer is armed, between lines (a monitoring hook that costs only then).
 
+# Installers the later files add (called by `_lis_linux_install`, after identity, threads and
+# the import-time patches), so each part of the box keeps to its own file.
+_LIS_INSTALLS = []
+
 _LIS_PASSWD = (
     ("root", 0, 0, "root", "/root", "/bin/bash"),
     ("daemon", 1, 1, "daemon", "/usr/sbin", "/usr/sbin/nologin"),

@@ -70,10 +70,8 @@ def _lis_alarm_check(S, frame=None):
         return
     if not callable(handler):
         # SIG_DFL: the program ends as killed by the signal, with the status and message
-        # bash gives (WASI's exit cannot carry a status over 125: it ends by SystemExit).
-        _lis_sys.stderr.write({14: "Alarm clock", 26: "Virtual timer expired"}.get(
-            signum, "Profiling timer expired") + "\n")
-        raise SystemExit(128 + signum)
+        # bash gives, at once (kill.py).
+        _lis_die(signum)
     if frame is None:
         frame = _lis_sys._getframe(2)
     handler(signum, frame)
@@ -98,6 +96,12 @@ def _lis_patch_signal(signal):
     def signal_(signalnum, handler):
         num = int(signalnum)
         if num in timers:
+            # WASI's SIG_IGN is not 1 (wasi-libc's value): kept here as 0 (SIG_DFL), 1 (SIG_IGN).
+            if not callable(handler):
+                if handler == getattr(signal, "SIG_DFL", 0):
+                    handler = 0
+                elif handler == getattr(signal, "SIG_IGN", 1):
+                    handler = 1
             if not (callable(handler) or handler in (0, 1)):
                 raise TypeError(
                     "signal handler must be signal.SIG_IGN, signal.SIG_DFL, or a callable object"

@@ -7,10 +7,13 @@
 mod commands;
 mod config;
 mod diff;
+mod error;
 mod files;
+mod identity;
 mod ignore;
 mod index;
 mod objects;
+mod output;
 mod pack;
 mod refs;
 mod repo;
@@ -21,85 +24,13 @@ use std::time::{Duration, Instant};
 
 use bashkit::{Builtin, BuiltinContext, ExecResult, StreamData};
 
+pub use error::GitError;
 use files::{Files, normalize};
+pub(super) use output::Output;
 use repo::Invocation;
 
 /// The version `git --version` reports: the reference image's (Debian 12's git).
 pub(super) const VERSION: &str = "2.39.5";
-
-/// Why a git command failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum GitError {
-    /// git's `fatal:` errors (exit status 128).
-    #[error("fatal: {0}")]
-    Fatal(String),
-    /// Bad options or arguments (exit status 129).
-    #[error("{0}")]
-    Usage(String),
-    /// A refusal with its own words and exit status.
-    #[error("{text}")]
-    Failed {
-        /// The message, as printed.
-        text: String,
-        /// The exit status.
-        code: i32,
-    },
-    /// A path outside the sandbox's directories.
-    #[error(
-        "fatal: '{0}' is outside the sandbox's directories: git works only under /testbed, /tmp and /root here"
-    )]
-    Outside(String),
-    /// The file layer failed.
-    #[error("fatal: {what}: {source}")]
-    Io {
-        /// What was being done.
-        what: String,
-        /// The file system's error.
-        #[source]
-        source: bashkit::Error,
-    },
-    /// The repository holds something unreadable.
-    #[error("fatal: {0}")]
-    Corrupt(String),
-    /// The command's time ran out.
-    #[error("fatal: stopped: the command's time limit passed")]
-    Deadline,
-}
-
-impl GitError {
-    fn code(&self) -> i32 {
-        match self {
-            GitError::Usage(_) => 129,
-            GitError::Failed { code, .. } => *code,
-            _ => 128,
-        }
-    }
-}
-
-/// What a command prints and its exit status.
-#[derive(Default)]
-pub(super) struct Output {
-    pub out: Vec<u8>,
-    pub err: Vec<u8>,
-    pub code: i32,
-}
-
-impl Output {
-    pub fn out(&mut self, s: impl AsRef<[u8]>) {
-        self.out.extend_from_slice(s.as_ref());
-    }
-
-    pub fn err(&mut self, s: impl AsRef<[u8]>) {
-        self.err.extend_from_slice(s.as_ref());
-    }
-
-    pub fn stdout(s: impl AsRef<[u8]>) -> Output {
-        let mut o = Output::default();
-        o.out(s);
-        o
-    }
-}
 
 /// Subcommands that cannot work here, with the reason given.
 const UNSUPPORTED: &[(&str, &str)] = &[
@@ -286,6 +217,12 @@ async fn run(
     };
     let rest = &args[i + 1..];
     check_supported(cmd)?;
+    // The two that need neither a repository nor a subcommand of their own.
+    match cmd.as_str() {
+        "version" => return Ok(Output::stdout(format!("git version {VERSION}\n"))),
+        "help" => return Ok(Output::stdout(usage())),
+        _ => {}
+    }
     commands::dispatch(inv, cmd, rest, stdin).await
 }
 

@@ -188,7 +188,7 @@ impl Repo {
         new: Oid,
         why: &str,
     ) -> Result<(), GitError> {
-        let who = super::commands::ident(self, "COMMITTER");
+        let who = super::identity::ident(self, "COMMITTER");
         let line = format!(
             "{} {} {}\t{}\n",
             old.unwrap_or(Oid::ZERO).hex(),

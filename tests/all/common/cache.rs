@@ -6,10 +6,17 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// The entries of the user's cache the tests share: the verified runtime, its download, the
-/// compiled modules, the preloaded snapshots and the reference package. All are keyed by
-/// hashes and written atomically under locks, so sharing them is safe; a test only adds an
-/// entry that is missing (e.g. on a cold cache), never changes one.
-const SHARED: [&str; 5] = ["runtime", "downloads", "compiled", "preloaded", "reference"];
+/// compiled modules, the preloaded snapshots, the reference package and the C toolchain. All
+/// are keyed by hashes and written atomically under locks, so sharing them is safe; a test only
+/// adds an entry that is missing (e.g. on a cold cache), never changes one.
+const SHARED: [&str; 6] = [
+    "runtime",
+    "downloads",
+    "compiled",
+    "preloaded",
+    "reference",
+    "toolchain",
+];
 
 /// The cache folder every test uses (`LLM_IN_SANDBOX_CACHE` for the binaries they start):
 /// `target/tmp/test-cache/<pid>/`, holding links to the [`SHARED`] entries of the user's cache

@@ -520,7 +520,7 @@ pub use fs::{
 pub use fs::{RealFs, RealFsMode};
 pub use host_call::{ExecutionEvent, ExecutionHandle, HostCallId, HostCallRequest};
 pub use interpreter::{
-    ControlFlow, ExecResult, HistoryEntry, OutputCallback, ShellFeatures, ShellState,
+    BINARY_EXEC_BUILTIN, ControlFlow, ExecResult, HistoryEntry, OutputCallback, ShellFeatures, ShellState,
     ShellStateView,
 };
 pub use limits::{

@@ -172,6 +172,18 @@ pub struct ExecutionLimits {
     /// Whether to capture the final environment state in ExecResult.
     /// Default: false (opt-in to avoid cloning cost when not needed)
     pub capture_final_env: bool,
+
+    /// Levels of functions, `source`, `eval`, `$(...)` and `( ... )` nested at once, all kinds
+    /// together: each level holds interpreter frames, so an embedder that bounds memory can
+    /// bound them by one figure instead of three separate depths.
+    /// Default: unbounded (the separate depths apply).
+    pub max_nesting_levels: usize,
+
+    /// Whether a script is refused before it runs for the shape of its text: more than 50,000
+    /// commands, loops nested more than 10 deep, a literal brace range of more than 100,000
+    /// elements. An embedder whose runtime limits (deadline, memory) bound those turns it off.
+    /// Default: true
+    pub static_budget_checks: bool,
 }
 
 impl Default for ExecutionLimits {
@@ -201,6 +213,8 @@ impl Default for ExecutionLimits {
             max_word_split_bytes: 10_000_000,
             max_background_jobs: 64,
             capture_final_env: false,
+            max_nesting_levels: usize::MAX,
+            static_budget_checks: true,
         }
     }
 }
@@ -343,6 +357,19 @@ impl ExecutionLimits {
     /// A value of 0 is a valid strict limit that prevents explicit subshells.
     pub fn max_subshell_depth(mut self, depth: usize) -> Self {
         self.max_subshell_depth = depth;
+        self
+    }
+
+    /// Set the most levels of functions, `source`, `$(...)` and `( ... )` nested at once,
+    /// all kinds together.
+    pub fn max_nesting_levels(mut self, levels: usize) -> Self {
+        self.max_nesting_levels = levels;
+        self
+    }
+
+    /// Turn the static checks of a script's shape before it runs on or off.
+    pub fn static_budget_checks(mut self, on: bool) -> Self {
+        self.static_budget_checks = on;
         self
     }
 
@@ -489,6 +516,9 @@ pub struct ExecutionCounters {
     /// Current prompt expansion nesting depth (including descendant shells).
     pub prompt_depth: usize,
 
+    /// Current `eval` nesting depth: bounded only by `max_nesting_levels`.
+    pub eval_depth: usize,
+
     // THREAT[TM-DOS-059]: Session-level cumulative counters.
     // These persist across exec() calls (never reset by reset_for_execution).
     /// Total commands across all exec() calls in this session.
@@ -517,6 +547,7 @@ impl ExecutionCounters {
         self.subst_depth = 0;
         self.subshell_depth = 0;
         self.prompt_depth = 0;
+        self.eval_depth = 0;
     }
 
     /// Increment command counter, returns error if limit exceeded
@@ -659,6 +690,7 @@ impl ExecutionCounters {
         if self.function_depth >= max_depth {
             return Err(LimitExceeded::MaxFunctionDepth(max_depth));
         }
+        self.check_nesting(limits)?;
         self.function_depth += 1;
         Ok(())
     }
@@ -677,8 +709,34 @@ impl ExecutionCounters {
         if self.subst_depth >= limits.max_subst_depth {
             return Err(LimitExceeded::MaxSubstDepth(limits.max_subst_depth));
         }
+        self.check_nesting(limits)?;
         self.subst_depth += 1;
         Ok(())
+    }
+
+    /// One more level of any kind would pass `max_nesting_levels`.
+    fn check_nesting(&self, limits: &ExecutionLimits) -> Result<(), LimitExceeded> {
+        let levels = self
+            .function_depth
+            .saturating_add(self.subst_depth)
+            .saturating_add(self.subshell_depth)
+            .saturating_add(self.eval_depth);
+        if levels >= limits.max_nesting_levels {
+            return Err(LimitExceeded::MaxNestingLevels(limits.max_nesting_levels));
+        }
+        Ok(())
+    }
+
+    /// Enter an `eval`: one more nesting level.
+    pub fn push_eval(&mut self, limits: &ExecutionLimits) -> Result<(), LimitExceeded> {
+        self.check_nesting(limits)?;
+        self.eval_depth += 1;
+        Ok(())
+    }
+
+    /// Leave an `eval`.
+    pub fn pop_eval(&mut self) {
+        self.eval_depth = self.eval_depth.saturating_sub(1);
     }
 
     /// Pop command substitution
@@ -693,6 +751,7 @@ impl ExecutionCounters {
         if self.subshell_depth >= limits.max_subshell_depth {
             return Err(LimitExceeded::MaxSubshellDepth(limits.max_subshell_depth));
         }
+        self.check_nesting(limits)?;
         self.subshell_depth += 1;
         Ok(())
     }
@@ -740,6 +799,11 @@ pub enum LimitExceeded {
 
     #[error("maximum subshell depth exceeded ({0})")]
     MaxSubshellDepth(usize),
+
+    #[error(
+        "maximum nesting of functions, command substitutions and subshells exceeded ({0} levels)"
+    )]
+    MaxNestingLevels(usize),
 
     #[error("maximum prompt expansion depth exceeded ({0})")]
     MaxPromptDepth(usize),

@@ -159,6 +159,8 @@ impl ExecutionProfile {
             max_word_split_bytes: 1_000_000,
             max_background_jobs: 16,
             capture_final_env: false,
+            max_nesting_levels: usize::MAX,
+            static_budget_checks: true,
         };
         let session = SessionLimits::new()
             .max_total_commands(25_000)

@@ -7,6 +7,7 @@
 //! the embedder derives from its memory budget, not by the thread's stack.
 
 use std::future::Future;
+use std::mem::ManuallyDrop;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -17,11 +18,13 @@ const SEGMENT: usize = 4 * 1024 * 1024;
 
 /// `inner`, polled on a new stack segment whenever the current one runs low.
 pub(crate) fn grow<F: Future>(inner: F) -> Grow<F> {
-    Grow { inner }
+    Grow {
+        inner: ManuallyDrop::new(inner),
+    }
 }
 
 pub(crate) struct Grow<F> {
-    inner: F,
+    inner: ManuallyDrop<F>,
 }
 
 impl<F: Future> Future for Grow<F> {
@@ -29,7 +32,20 @@ impl<F: Future> Future for Grow<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         // SAFETY: `inner` is structurally pinned: it is never moved out of `self`.
-        let inner = unsafe { self.map_unchecked_mut(|s| &mut s.inner) };
+        let inner = unsafe { self.map_unchecked_mut(|s| &mut *s.inner) };
         stacker::maybe_grow(RED_ZONE, SEGMENT, move || inner.poll(cx))
+    }
+}
+
+impl<F> Drop for Grow<F> {
+    /// A call stopped deep inside (the deadline, a cancel) drops its whole chain of nested
+    /// futures at once, one drop frame per level: that recursion moves to new segments too.
+    fn drop(&mut self) {
+        let inner = &mut self.inner;
+        // SAFETY: dropped once, in place (a pinned future is never moved), and never used
+        // after: this is `Grow`'s own drop.
+        stacker::maybe_grow(RED_ZONE, SEGMENT, move || unsafe {
+            ManuallyDrop::drop(inner)
+        });
     }
 }

@@ -1,11 +1,12 @@
 //! `git branch`, `tag`, `reflog`: the refs that name commits.
 
+use super::super::identity::ident;
 use super::super::objects::{Kind, Oid};
 use super::super::refs::{Head, valid_ref_name};
 use super::super::repo::Repo;
 use super::super::{GitError, Output};
+use super::args::{option_value, unknown_option};
 use super::inspect::merge_base;
-use super::{ident, option_value, unknown_option};
 
 /// A failure git reports with exit code 1.
 pub(super) fn failed(text: String) -> GitError {

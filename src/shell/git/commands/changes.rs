@@ -11,7 +11,7 @@ use super::super::objects::{Kind, MODE_GITLINK, Oid, object_id};
 use super::super::repo::{Flat, Repo};
 use super::super::worktree::WorkState;
 use super::super::{GitError, Output};
-use super::{Pathspec, quote_path};
+use super::args::{Pathspec, quote_path};
 
 /// One side of a changed file.
 #[derive(Clone, Debug)]

@@ -9,8 +9,8 @@ use super::super::refs::Head;
 use super::super::repo::{Flat, Repo};
 use super::super::worktree::WorkState;
 use super::super::{GitError, Output};
+use super::args::{Pathspec, option_value, split_dashdash, unknown_option};
 use super::branch::{failed, new_branch, one_line};
-use super::{Pathspec, option_value, split_dashdash, unknown_option};
 
 /// Replace the index and work tree files of commit `from` by those of `to`, keeping local
 /// changes to files the two commits agree on (refusing to overwrite others unless `force`,

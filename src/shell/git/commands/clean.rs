@@ -7,7 +7,7 @@ use super::super::index::Index;
 use super::super::repo::Repo;
 use super::super::worktree::Scan;
 use super::super::{GitError, Output};
-use super::{Pathspec, quote_path, split_dashdash, unknown_option};
+use super::args::{Pathspec, quote_path, split_dashdash, unknown_option};
 
 /// What `git clean` was asked to do.
 #[derive(Default)]

@@ -1,13 +1,14 @@
 //! `git commit`.
 
+use super::super::identity::{ident, parse_date};
 use super::super::index::Index;
 use super::super::objects::{Commit, Kind, Oid, Signature, clean_message};
 use super::super::refs::Head;
 use super::super::repo::{Flat, Repo};
 use super::super::worktree::WorkState;
 use super::super::{GitError, Output};
+use super::args::{Pathspec, option_value, split_dashdash, unknown_option};
 use super::changes::{Change, compare, shortstat, snapshot, summary_lines};
-use super::{Pathspec, ident, option_value, parse_date, split_dashdash, unknown_option};
 
 /// What `git commit` was asked to do.
 #[derive(Default)]

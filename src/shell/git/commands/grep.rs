@@ -6,7 +6,7 @@ use super::super::diff::{is_binary, lines};
 use super::super::objects::{Kind, MODE_GITLINK};
 use super::super::repo::Repo;
 use super::super::{GitError, Output};
-use super::{Pathspec, split_dashdash, unknown_option};
+use super::args::{Pathspec, split_dashdash, unknown_option};
 
 /// A basic regular expression (grep's default) in the extended syntax `regex` reads: `+ ? |
 /// ( ) { }` are literal unless escaped, and the other way round.

@@ -7,8 +7,8 @@ use super::super::objects::{Kind, MODE_TREE, Oid, object_id};
 use super::super::refs::{Head, bad_rev};
 use super::super::repo::{Invocation, Repo};
 use super::super::{GitError, Output};
+use super::args::{Pathspec, split_dashdash, unknown_option};
 use super::changes::{Show, compare, print, snapshot, work_snapshot};
-use super::{Pathspec, split_dashdash, unknown_option};
 
 /// Revision arguments and paths, told apart as git does when there is no `--`: arguments
 /// are revisions while they name one; the rest must be paths that exist.

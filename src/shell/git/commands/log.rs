@@ -2,13 +2,14 @@
 
 use std::collections::{BinaryHeap, HashSet};
 
+use super::super::identity::now;
 use super::super::objects::{Commit, Kind, MODE_TREE, Oid, Signature};
 use super::super::refs::bad_rev;
 use super::super::repo::Repo;
 use super::super::{GitError, Output};
+use super::args::{Pathspec, option_value, unknown_option};
 use super::changes::{Show, compare, render, snapshot};
 use super::inspect::revs_and_paths;
-use super::{Pathspec, now, option_value, unknown_option};
 
 /// How commits are printed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -589,7 +590,7 @@ pub(super) async fn rev_list(repo: &Repo, args: &[String]) -> Result<Output, Git
 pub(super) async fn show(repo: &Repo, args: &[String]) -> Result<Output, GitError> {
     let mut opts = LogOptions::new(true);
     let rest = opts.parse("show", args)?;
-    let (before, paths, _) = super::split_dashdash(&rest);
+    let (before, paths, _) = super::args::split_dashdash(&rest);
     let specs = if before.is_empty() {
         vec!["HEAD".to_string()]
     } else {

@@ -8,7 +8,7 @@ use super::super::index::{Entry, Index};
 use super::super::objects::{Kind, MODE_FILE};
 use super::super::repo::Repo;
 use super::super::{GitError, Output};
-use super::unknown_option;
+use super::args::unknown_option;
 
 fn failed(text: String) -> GitError {
     GitError::Failed { text, code: 1 }

@@ -7,9 +7,9 @@ use super::super::objects::Oid;
 use super::super::repo::Repo;
 use super::super::worktree::WorkState;
 use super::super::{GitError, Output};
+use super::args::{Pathspec, option_value, split_dashdash, unknown_option};
 use super::branch::{failed, one_line};
 use super::checkout::{restore_paths, switch_files};
-use super::{Pathspec, option_value, split_dashdash, unknown_option};
 
 /// `git restore [--staged] [--worktree] [--source=REV] PATHS`.
 pub(super) async fn restore(repo: &Repo, args: &[String]) -> Result<Output, GitError> {

@@ -5,7 +5,7 @@ use super::super::files::{normalize, root_of};
 use super::super::refs::valid_ref_name;
 use super::super::repo::{Invocation, check_inside};
 use super::super::{GitError, Output};
-use super::unknown_option;
+use super::args::unknown_option;
 
 const CONFIG: &str = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
 
@@ -73,7 +73,7 @@ fn parse_init_options(args: &[String]) -> Result<(bool, Option<String>, Option<S
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
-        if let Some(v) = super::option_value(args, &mut i, "--initial-branch", Some("-b"))? {
+        if let Some(v) = super::args::option_value(args, &mut i, "--initial-branch", Some("-b"))? {
             branch = Some(v);
         } else {
             match a {

@@ -9,7 +9,7 @@ use super::super::index::Index;
 use super::super::repo::Repo;
 use super::super::worktree::WorkState;
 use super::super::{GitError, Output};
-use super::{Pathspec, split_dashdash, unknown_option};
+use super::args::{Pathspec, split_dashdash, unknown_option};
 
 fn no_match(item: &str) -> GitError {
     GitError::Fatal(format!("pathspec '{item}' did not match any files"))
@@ -69,7 +69,7 @@ pub(super) async fn add(repo: &Repo, args: &[String]) -> Result<Output, GitError
     for (path, meta) in updates {
         repo.files.tick()?;
         if verbose || dry {
-            o.out(format!("add '{}'\n", super::quote_path(&path)));
+            o.out(format!("add '{}'\n", super::args::quote_path(&path)));
         }
         if !dry {
             let entry = repo.stage_file(&path, &meta).await?;
@@ -79,7 +79,7 @@ pub(super) async fn add(repo: &Repo, args: &[String]) -> Result<Output, GitError
     }
     for path in removals {
         if verbose || dry {
-            o.out(format!("remove '{}'\n", super::quote_path(&path)));
+            o.out(format!("remove '{}'\n", super::args::quote_path(&path)));
         }
         if !dry {
             index.remove(&path);
@@ -298,7 +298,7 @@ pub(super) async fn rm(repo: &Repo, args: &[String]) -> Result<Output, GitError>
     let mut o = Output::default();
     for t in &targets {
         if !opts.quiet {
-            o.out(format!("rm '{}'\n", super::quote_path(t)));
+            o.out(format!("rm '{}'\n", super::args::quote_path(t)));
         }
         if opts.dry {
             continue;

@@ -3,14 +3,15 @@
 //! commit, `refs/stash` and its log), so another git sees them too. Applying works file by
 //! file: a file changed both in the stash and locally is a conflict (no line merging).
 
+use super::super::identity::ident;
 use super::super::index::{Entry, Index};
 use super::super::objects::{Commit, Kind, Oid};
 use super::super::repo::{Flat, Repo};
 use super::super::worktree::WorkState;
 use super::super::{GitError, Output};
+use super::args::{Pathspec, option_value, unknown_option};
 use super::changes::{Show, compare, print, snapshot};
 use super::checkout::switch_files;
-use super::{Pathspec, ident, option_value, unknown_option};
 
 const STASH: &str = "refs/stash";
 const LOG: &str = "logs/refs/stash";

@@ -7,8 +7,8 @@ use super::super::refs::Head;
 use super::super::repo::Repo;
 use super::super::worktree::WorkState;
 use super::super::{GitError, Output};
+use super::args::{Pathspec, quote_path, split_dashdash, unknown_option};
 use super::changes::{Change, compare, snapshot};
-use super::{Pathspec, quote_path, split_dashdash, unknown_option};
 
 /// How untracked files are listed.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -24,17 +24,21 @@ pub(crate) const AWK_MAX_MULTI_SUBSCRIPTS: usize = 100;
 /// awk: max user-function call depth at runtime.
 pub(crate) const AWK_MAX_CALL_DEPTH: usize = 64;
 /// awk: total output byte cap per invocation.
+#[allow(dead_code)] // upstream's cap, kept for its tests; awk now bounds this by memory
 pub(crate) const AWK_MAX_OUTPUT_BYTES: usize = 10_000_000;
 /// awk: max distinct output redirection targets per invocation.
 pub(crate) const AWK_MAX_OUTPUT_TARGETS: usize = 1_024;
 /// awk: max distinct files held open by `getline < file`.
 pub(crate) const AWK_MAX_GETLINE_CACHED_FILES: usize = 100;
 /// awk: max bytes read from one `getline < file` input.
+#[allow(dead_code)] // upstream's cap, kept for its tests; awk now bounds this by memory
 pub(crate) const AWK_MAX_GETLINE_FILE_BYTES: usize = 10_000_000;
 /// awk: max total bytes retained by all `getline < file` inputs.
+#[allow(dead_code)] // upstream's cap, kept for its tests; awk now bounds this by memory
 pub(crate) const AWK_MAX_GETLINE_CACHE_BYTES: usize = 10_000_000;
 /// awk: max bytes in one string value (concat, sub/gsub/gensub, sprintf,
 /// rebuilt `$0`). THREAT[TM-DOS-110].
+#[allow(dead_code)] // upstream's cap, kept for its tests; awk now bounds this by memory
 pub(crate) const AWK_MAX_STRING_BYTES: usize = 16 * 1024 * 1024;
 /// awk: max field index for `$N = ...`. THREAT[TM-DOS-110].
 pub(crate) const AWK_MAX_FIELD_INDEX: usize = 100_000;

@@ -46,6 +46,7 @@ mod arithmetic;
 mod brace_expansion;
 mod completion;
 mod coproc;
+mod debug_stack;
 mod declare;
 mod expansion;
 mod glob;
@@ -61,6 +62,7 @@ mod state;
 mod time_command;
 mod xtrace;
 
+use debug_stack::{ArrayTable, DebugStack, SourceFrame};
 #[allow(unused_imports)]
 pub use jobs::{JobInfo, JobState, JobTable, SharedJobTable};
 pub use state::{BuiltinSideEffect, ControlFlow, ExecResult};
@@ -447,6 +449,11 @@ pub(crate) struct ShellRef<'a> {
 /// matching `env -S`. Only the basename picks the builtin, so the path in the
 /// shebang never needs to exist in the VFS. The caller dispatches only to a
 /// registered builtin that is a real program (not `cd`, `export`, ...).
+/// The builtin an embedder registers to run binary executables (files that
+/// start with the WebAssembly magic): called with the path as run and its
+/// arguments. Without it such a file runs as a script, as before.
+pub const BINARY_EXEC_BUILTIN: &str = "__exec_binary";
+
 fn shebang_interpreter(content: &str) -> Option<(String, Vec<String>)> {
     let line = content.strip_prefix("#!")?.lines().next()?.trim();
     let (interp, rest) = match line.split_once(char::is_whitespace) {
@@ -558,9 +565,16 @@ impl ShellInvocation {
     }
 }
 
-/// Nested `bash`/`sh` cap (TM-DOS-125). Sized so the deepest nesting fits a
-/// 2 MiB debug-build stack with room for functions inside each level.
-const MAX_CHILD_SHELL_DEPTH: usize = 8;
+/// Texts up to this size (`eval`, `bash -c`) are parsed in place rather than on
+/// the blocking pool.
+#[cfg(not(target_family = "wasm"))]
+const INLINE_PARSE_BYTES: usize = 64 * 1024;
+
+/// Nested `bash`/`sh` cap (TM-DOS-125). Upstream's 8 was sized so the deepest
+/// nesting fit a 2 MiB stack; a child shell's script is now polled through
+/// `stack_grow`, and each level counts against the function depth (and so the
+/// embedder's nesting limit), which bounds it.
+const MAX_CHILD_SHELL_DEPTH: usize = usize::MAX;
 
 const SPECIAL_BUILTIN_NAMES: &[&str] = &[
     ".", "bash", "builtin", "command", "declare", "eval", "exec", "export", "getopts", "let",
@@ -1161,30 +1175,6 @@ struct SavedVar {
     env: Option<String>,
 }
 
-/// One entry of bash's debug stack, the frames behind `BASH_SOURCE`,
-/// `BASH_LINENO` and `FUNCNAME`: a function call (`funcname` is the
-/// function, `file` where it was defined), a sourced file (`source`), or the
-/// script file itself (`main`, line 0). `call_line` is the line the frame
-/// was entered from.
-#[derive(Debug, Clone)]
-struct SourceFrame {
-    file: Arc<str>,
-    funcname: String,
-    call_line: usize,
-    is_function: bool,
-}
-
-impl SourceFrame {
-    fn script(file: &str) -> Self {
-        Self {
-            file: Arc::from(file),
-            funcname: "main".to_string(),
-            call_line: 0,
-            is_function: false,
-        }
-    }
-}
-
 /// A frame in the call stack for local variable scoping
 #[derive(Debug, Clone)]
 struct CallFrame {
@@ -1501,8 +1491,8 @@ struct ScopedState {
     var_attrs: Arc<HashMap<String, VarAttrs>>,
     /// Nameref bindings (`declare -n`): name -> target variable name.
     namerefs: Arc<HashMap<String, String>>,
-    /// Indexed arrays: name -> index -> value.
-    arrays: Arc<HashMap<String, HashMap<usize, String>>>,
+    /// Indexed arrays: name -> index -> value, and the debug stack's.
+    arrays: ArrayTable,
     /// Associative arrays (`declare -A`): name -> key -> value.
     assoc_arrays: Arc<HashMap<String, HashMap<String, String>>>,
     /// Defined shell functions.
@@ -1712,7 +1702,7 @@ pub struct Interpreter {
     /// Call stack for local variable scoping
     call_stack: Vec<CallFrame>,
     /// Debug stack behind BASH_SOURCE / BASH_LINENO / FUNCNAME
-    bash_source_stack: Vec<SourceFrame>,
+    bash_source_stack: DebugStack,
     /// The pending line abort is a failed assignment (readonly target).
     assign_error_abort: bool,
     /// Directory at the last `PWD=...` / `unset PWD`: while the shell is
@@ -2489,7 +2479,7 @@ impl Interpreter {
             env: Arc::new(initial_env),
             scoped: ScopedState {
                 variables: Arc::new(variables),
-                arrays: Arc::new(arrays),
+                arrays: ArrayTable::from_map(arrays),
                 var_attrs: Arc::new(var_attrs),
                 ..Default::default()
             },
@@ -2501,7 +2491,7 @@ impl Interpreter {
             custom_builtin_names,
             command_resolver: None,
             call_stack: Vec::new(),
-            bash_source_stack: Vec::new(),
+            bash_source_stack: DebugStack::default(),
             assign_error_abort: false,
             pwd_shadow: None,
             pending_tempenv: None,
@@ -2894,7 +2884,7 @@ impl Interpreter {
     }
 
     fn arrays_mut(&mut self) -> &mut HashMap<String, HashMap<usize, String>> {
-        Arc::make_mut(&mut self.scoped.arrays)
+        self.scoped.arrays.map_mut()
     }
 
     #[inline]
@@ -2958,42 +2948,12 @@ impl Interpreter {
     /// while a function runs (bash), so a file sourced at top level shows
     /// no `source` entry.
     fn update_bash_source(&mut self) {
-        if self.bash_source_stack.is_empty() {
-            let arrays = self.arrays_mut();
-            arrays.remove("BASH_SOURCE");
-            arrays.remove("BASH_LINENO");
-            arrays.remove("FUNCNAME");
-            return;
+        // O(1): the arrays are views of the stack, built when read.
+        let (entries, bytes) = self.scoped.arrays.set_debug(&self.bash_source_stack);
+        if entries > 0 {
+            self.memory_budget.record_array_remove(entries);
+            self.memory_budget.release_array_bytes(bytes);
         }
-        let frames = &self.bash_source_stack;
-        let source: HashMap<usize, String> = frames
-            .iter()
-            .rev()
-            .enumerate()
-            .map(|(i, f)| (i, f.file.to_string()))
-            .collect();
-        let lineno: HashMap<usize, String> = frames
-            .iter()
-            .rev()
-            .enumerate()
-            .map(|(i, f)| (i, f.call_line.to_string()))
-            .collect();
-        let funcname: Option<HashMap<usize, String>> =
-            frames.iter().any(|f| f.is_function).then(|| {
-                frames
-                    .iter()
-                    .rev()
-                    .enumerate()
-                    .map(|(i, f)| (i, f.funcname.clone()))
-                    .collect()
-            });
-        let arrays = self.arrays_mut();
-        arrays.insert("BASH_SOURCE".to_string(), source);
-        arrays.insert("BASH_LINENO".to_string(), lineno);
-        match funcname {
-            Some(f) => arrays.insert("FUNCNAME".to_string(), f),
-            None => arrays.remove("FUNCNAME"),
-        };
     }
 
     fn is_errexit_enabled(&self) -> bool {
@@ -3575,7 +3535,7 @@ impl Interpreter {
                 .map(|(name, attrs)| (name.clone(), attrs.bits()))
                 .collect(),
             namerefs: (*self.scoped.namerefs).clone(),
-            arrays: (*self.scoped.arrays).clone(),
+            arrays: self.scoped.arrays.to_map(),
             assoc_arrays: (*self.scoped.assoc_arrays).clone(),
             cwd: self.cwd.clone(),
             last_exit_code: self.last_exit_code,
@@ -3596,7 +3556,7 @@ impl Interpreter {
         ShellStateView {
             env: (*self.env).clone(),
             variables: (*self.scoped.variables).clone(),
-            arrays: (*self.scoped.arrays).clone(),
+            arrays: self.scoped.arrays.to_map(),
             assoc_arrays: (*self.scoped.assoc_arrays).clone(),
             cwd: self.cwd.clone(),
             last_exit_code: self.last_exit_code,
@@ -3624,7 +3584,7 @@ impl Interpreter {
         self.scoped.var_attrs = Arc::new(restored_var_attrs);
         self.scoped.namerefs = Arc::new(restored_namerefs);
         self.refresh_shopt_flags();
-        self.scoped.arrays = Arc::new(state.arrays.clone());
+        self.scoped.arrays = ArrayTable::from_map(state.arrays.clone());
         self.scoped.assoc_arrays = Arc::new(state.assoc_arrays.clone());
         self.cwd = state.cwd.clone();
         self.last_exit_code = state.last_exit_code;
@@ -3678,7 +3638,7 @@ impl Interpreter {
             .sum();
         self.memory_budget = crate::limits::MemoryBudget::recompute_from_state(
             &self.scoped.variables,
-            &self.scoped.arrays,
+            self.scoped.arrays.map(),
             &self.scoped.assoc_arrays,
             func_count,
             func_bytes,
@@ -5078,6 +5038,14 @@ impl Interpreter {
                 // all snapshot/restored so mutations don't leak to the parent.
                 // The Arc-wrapped maps make each snapshot an O(1) refcount
                 // bump; only mutations inside the subshell pay a clone.
+                // The saved copy of the call stack is leased from the memory budget.
+                let call_stack_lease = match self.call_stack_copy_lease() {
+                    Ok(lease) => lease,
+                    Err(e) => {
+                        self.counters.pop_subshell();
+                        return Err(e);
+                    }
+                };
                 let snap = self.snapshot_subshell_state();
                 let saved_call_stack = self.call_stack.clone();
                 self.bash_subshell += 1;
@@ -5094,7 +5062,10 @@ impl Interpreter {
                 );
                 // A subshell is outside any loop: `(continue)` only warns.
                 let saved_loop_depth = std::mem::replace(&mut self.loop_depth, 0);
-                let mut result = self.execute_command_sequence(commands).await;
+                // Polled through `stack_grow`: nesting is bounded by the depth limits.
+                let mut result =
+                    crate::stack_grow::grow(Box::pin(self.execute_command_sequence(commands)))
+                        .await;
                 self.loop_depth = saved_loop_depth;
                 // Left here, before anything can return early.
                 self.leave_nofork_scope();
@@ -5136,6 +5107,7 @@ impl Interpreter {
 
                 self.restore_subshell_state(snap);
                 self.call_stack = saved_call_stack;
+                drop(call_stack_lease);
                 self.last_exit_code = saved_exit;
                 self.coproc_buffers = saved_coproc;
                 self.counters.pop_subshell();
@@ -6939,9 +6911,24 @@ impl Interpreter {
         };
 
         // On native targets keep the spawn_blocking + timeout path so the async
-        // runtime can pre-empt a runaway parser off the executor thread.
+        // runtime can pre-empt a runaway parser off the executor thread; a short
+        // text parses in place (see `parse_embedded_script`).
         #[cfg(not(target_family = "wasm"))]
-        let script = {
+        let script = if script_content.len() <= INLINE_PARSE_BYTES {
+            let parser = Parser::with_limits(&script_content, max_ast_depth, max_parser_operations)
+                .with_execution_budget(self.execution_budget.clone())
+                .with_options(self.parse_options());
+            let parsed = stacker::maybe_grow(1 << 20, 4 << 20, || parser.parse_recovering());
+            match nested_partial_parse(parsed, noexec, &who, &script_content) {
+                Ok(s) => s,
+                Err(e) => {
+                    return Ok(ExecResult::err(
+                        nested_syntax_report(&e, &who, &script_content),
+                        2,
+                    ));
+                }
+            }
+        } else {
             let script_owned = script_content.clone();
             let execution_budget = self.execution_budget.clone();
             let options = self.parse_options();
@@ -7010,15 +6997,18 @@ impl Interpreter {
         // mutations the child performs must not leak back to the parent.
         // Snapshot first so a full restore handles both directions; then
         // wipe the isolated state before running. See issue #1777.
-        // THREAT[TM-DOS-125]: each child shell adds a deep chain of stack
-        // frames; without a cap a script that runs itself via `sh` overflows
-        // the process stack. It counts against the function depth and has a
-        // tighter cap of its own (a level costs several function calls).
+        // THREAT[TM-DOS-125]: each child shell adds a deep chain of frames,
+        // polled through `stack_grow`; it counts against the function depth.
         if self.child_shell_depth >= MAX_CHILD_SHELL_DEPTH
             || self.counters.push_function(&self.limits).is_err()
         {
             return Ok(ExecResult::err(
-                format!("{shell_name}: maximum nesting depth exceeded\n"),
+                format!(
+                    "{shell_name}: maximum nesting depth exceeded ({} levels)\n",
+                    self.limits
+                        .max_function_depth
+                        .min(self.limits.max_nesting_levels)
+                ),
                 2,
             ));
         }
@@ -7083,7 +7073,9 @@ impl Interpreter {
         // that file and count lines from its own text.
         let saved_source_stack = std::mem::replace(
             &mut self.bash_source_stack,
-            script_file.iter().map(|f| SourceFrame::script(f)).collect(),
+            script_file
+                .as_deref()
+                .map_or_else(DebugStack::default, DebugStack::script),
         );
         self.update_bash_source();
         let saved_line = self.current_line;
@@ -7131,7 +7123,11 @@ impl Interpreter {
                     invocation.interactive,
                 )));
             }
-            let result = self.execute_script_body(&script, true, false).await;
+            // Polled through `stack_grow`: nested shells are bounded by the nesting
+            // limits, not by the thread's stack.
+            let result =
+                crate::stack_grow::grow(Box::pin(self.execute_script_body(&script, true, false)))
+                    .await;
             match (rc_result, result) {
                 (Some(rc), Ok(mut r)) => {
                     let mut out = rc.stdout;
@@ -10705,6 +10701,15 @@ impl Interpreter {
                     .await;
             }
         }
+        // A WebAssembly module (a program the sandbox's compiler built) runs through the
+        // embedder's `BINARY_EXEC_BUILTIN`, given the path it was run by and its arguments.
+        if raw.starts_with(b"\0asm") && self.builtins.contains_key(BINARY_EXEC_BUILTIN) {
+            let mut argv = vec![name.to_string()];
+            argv.extend(args.iter().cloned());
+            return self
+                .execute_registered_builtin(BINARY_EXEC_BUILTIN, &argv, stdin.as_ref(), redirects)
+                .await;
+        }
         let content = decode_file_bytes_for_path(&path, &raw);
 
         self.execute_script_content(name, &content, args, stdin, redirects)
@@ -10945,7 +10950,7 @@ impl Interpreter {
         // O(1) refcount bump now; the child resets its own state and the
         // parent restores by dropping the child's Arcs and putting these back.
         let saved_vars = Arc::clone(&self.scoped.variables);
-        let saved_arrays = Arc::clone(&self.scoped.arrays);
+        let saved_arrays = self.scoped.arrays.clone();
         let saved_assoc = Arc::clone(&self.scoped.assoc_arrays);
         let saved_functions = Arc::clone(&self.scoped.functions);
         let saved_function_files = Arc::clone(&self.scoped.function_files);
@@ -10970,7 +10975,7 @@ impl Interpreter {
         // Reset attributes/namerefs/flags too — the child gets a fresh option
         // surface like real bash.
         self.scoped.variables = Arc::new((*self.env).clone());
-        self.scoped.arrays = Arc::new(HashMap::new());
+        self.scoped.arrays = ArrayTable::default();
         self.arrays_mut()
             .insert("BASH_VERSINFO".to_string(), compat_bash_versinfo_array());
         self.scoped.assoc_arrays = Arc::new(HashMap::new());
@@ -11004,7 +11009,7 @@ impl Interpreter {
 
         // Set up BASH_SOURCE for the subprocess
         let saved_source_stack = self.bash_source_stack.clone();
-        self.bash_source_stack = vec![SourceFrame::script(name)];
+        self.bash_source_stack = DebugStack::script(name);
         self.update_bash_source();
 
         // Forward pipeline stdin so commands inside the script (cat, read, etc.) can consume it
@@ -11350,6 +11355,11 @@ impl Interpreter {
             Err(e) => return Err(e),
         };
 
+        // An `eval` nests the interpreter's frames as a call does: counted as a nesting level
+        // and polled through `stack_grow` (`x='eval "$x"'; eval "$x"` ends with the limit's
+        // error, not a stack overflow).
+        self.counters.push_eval(&self.limits)?;
+
         // Set up pipeline stdin if provided
         let prev_pipeline_stdin = self.pipeline_stdin.take();
         if stdin.is_some() {
@@ -11370,7 +11380,9 @@ impl Interpreter {
         let tempenv_pushed = self.push_pending_tempenv(false);
         self.xtrace_depth += 1;
         let region = self.enter_output_region(redirects);
-        let result = self.execute_script_body(&script, false, true).await;
+        let result =
+            crate::stack_grow::grow(Box::pin(self.execute_script_body(&script, false, true))).await;
+        self.counters.pop_eval();
         if tempenv_pushed {
             self.tempenv_frames.pop();
         }
@@ -11404,7 +11416,12 @@ impl Interpreter {
         }
 
         #[cfg(not(target_family = "wasm"))]
-        {
+        if input.len() <= INLINE_PARSE_BYTES {
+            // A short text parses in place: a hand-off to the blocking pool is a suspension,
+            // and every suspension re-polls the whole chain of nested calls above it, which
+            // made a deep `eval` recursion quadratic.
+            stacker::maybe_grow(1 << 20, 4 << 20, || self.parse_shell_text(input))
+        } else {
             let input_owned = input.to_owned();
             let max_depth = self.limits.max_ast_depth;
             let max_ops = self.limits.max_parser_operations;
@@ -11511,11 +11528,9 @@ impl Interpreter {
         });
 
         // Debug stack: FUNCNAME / BASH_SOURCE / BASH_LINENO gain this call.
-        // Interpreter-set FUNCNAME entries are metadata and are inserted
-        // uncharged. Remember how many there are so that on return we credit
-        // back only the *user-added* entries (e.g. `FUNCNAME[7]=x`), which were
-        // charged via the normal array-assignment path. Without this, repeated
-        // FUNCNAME mutation would leak array budget across calls (over-count).
+        // They are uncharged views of the stack; what a script writes to them
+        // is charged as any array and credited back when the stack next
+        // changes (`update_bash_source`).
         self.bash_source_stack.push(SourceFrame {
             file: self
                 .scoped
@@ -11527,7 +11542,6 @@ impl Interpreter {
             call_line: self.current_line,
             is_function: true,
         });
-        let funcname_meta_len = self.bash_source_stack.len();
         self.update_bash_source();
 
         // Forward pipeline stdin to function body
@@ -11587,21 +11601,6 @@ impl Interpreter {
 
         // Restore previous pipeline stdin
         self.pipeline_stdin = prev_pipeline_stdin;
-
-        // Interpreter metadata entries are never charged, but a script may
-        // have added its own entries to FUNCNAME while inside the function;
-        // those were charged, so credit them back as the array is rebuilt to
-        // avoid budget drift.
-        let funcname_user_entries = self
-            .scoped
-            .arrays
-            .get("FUNCNAME")
-            .map_or(0, |a| a.len())
-            .saturating_sub(funcname_meta_len);
-        if funcname_user_entries > 0 {
-            self.memory_budget
-                .record_array_remove(funcname_user_entries);
-        }
 
         // Pop call frame, restore local array bindings, function counter, and
         // the debug stack (BASH_SOURCE / BASH_LINENO / FUNCNAME).
@@ -13250,7 +13249,9 @@ impl Interpreter {
         &'a mut self,
         commands: &'a [Command],
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<String>> + Send + 'a>> {
-        Box::pin(async move {
+        // Polled through `stack_grow`: nesting is bounded by the depth limits, not the
+        // thread's stack.
+        Box::pin(crate::stack_grow::grow(async move {
             // Command substitution runs in a subshell: snapshot all
             // mutable state so mutations don't leak to the parent.
             let snapshot = self.snapshot_subshell_state();
@@ -13382,7 +13383,7 @@ impl Interpreter {
             let mut stdout = stdout.into_inner();
             stdout.truncate(trimmed_len);
             Ok(stdout)
-        })
+        }))
     }
 
     /// Maximum recursion depth for arithmetic expression evaluation.
@@ -14519,7 +14520,9 @@ impl Interpreter {
     /// as a `$(...)` in a word. (Upstream read it as 0 and went on: a wrong sum, exit 0.)
     fn push_arithmetic_subst(&mut self) -> Result<()> {
         self.counters.push_subst(&self.limits).map_err(|_| {
-            crate::error::Error::Execution("maximum command substitution depth exceeded".to_string())
+            crate::error::Error::Execution(
+                "maximum command substitution depth exceeded".to_string(),
+            )
         })
     }
 

@@ -60,33 +60,18 @@ impl<'a> ForkStorage<'a> {
 }
 
 impl Interpreter {
-    pub(super) fn pipeline_fork_storage(
-        &self,
-        stdin: Option<&crate::StreamData>,
-    ) -> Result<ExecutionBudgetLease> {
+    /// What a copy of the call stack holds (a subshell keeps one until it ends), leased
+    /// from the execution budget: nested subshells in a deep recursion copy a stack that
+    /// grows with the depth, and the memory limit, not a fixed depth, bounds them.
+    pub(super) fn call_stack_copy_lease(&self) -> Result<ExecutionBudgetLease> {
         let mut storage = ForkStorage::new(&self.execution_budget);
-        // Fixed heap owners created by the fork. Pipes hold their own lease. The future's
-        // actual layout is leased separately before Box::pin.
-        storage.add(
-            size_of::<jobs::JobControl>()
-                + size_of::<NoforkScope>()
-                + size_of::<[usize; 8]>()
-                + size_of::<Arc<pipe::Pipe>>(),
-        )?;
-        storage.add(self.proc_subs.fork_storage_bytes())?;
-        if let Some(stdin) = stdin {
-            storage.add(stdin.len())?;
-            storage.add(stdin.text_lossy().len())?;
-        }
-        storage.path(&self.cwd)?;
-        storage.add(self.last_command_name.len())?;
-        storage.add(self.prompt_user.len())?;
-        storage.add(self.prompt_host.len())?;
-        storage.add(self.last_bg_pid.as_ref().map_or(0, String::len))?;
-        storage.map::<String, Arc<dyn Builtin>>(self.builtins.capacity())?;
-        for name in self.builtins.keys() {
-            storage.add(name.len())?;
-        }
+        self.call_stack_storage(&mut storage)?;
+        self.execution_budget
+            .lease_bytes(storage.bytes)
+            .map_err(Into::into)
+    }
+
+    fn call_stack_storage(&self, storage: &mut ForkStorage<'_>) -> Result<()> {
         storage.slice::<CallFrame>(self.call_stack.len())?;
         for frame in &self.call_stack {
             storage.add(frame.name.len())?;
@@ -125,10 +110,39 @@ impl Interpreter {
                 }
             }
         }
-        storage.slice::<SourceFrame>(self.bash_source_stack.len())?;
-        for frame in &self.bash_source_stack {
-            storage.add(frame.funcname.len())?;
+        Ok(())
+    }
+
+    pub(super) fn pipeline_fork_storage(
+        &self,
+        stdin: Option<&crate::StreamData>,
+    ) -> Result<ExecutionBudgetLease> {
+        let mut storage = ForkStorage::new(&self.execution_budget);
+        // Fixed heap owners created by the fork. Pipes hold their own lease. The future's
+        // actual layout is leased separately before Box::pin.
+        storage.add(
+            size_of::<jobs::JobControl>()
+                + size_of::<NoforkScope>()
+                + size_of::<[usize; 8]>()
+                + size_of::<Arc<pipe::Pipe>>(),
+        )?;
+        storage.add(self.proc_subs.fork_storage_bytes())?;
+        if let Some(stdin) = stdin {
+            storage.add(stdin.len())?;
+            storage.add(stdin.text_lossy().len())?;
         }
+        storage.path(&self.cwd)?;
+        storage.add(self.last_command_name.len())?;
+        storage.add(self.prompt_user.len())?;
+        storage.add(self.prompt_host.len())?;
+        storage.add(self.last_bg_pid.as_ref().map_or(0, String::len))?;
+        storage.map::<String, Arc<dyn Builtin>>(self.builtins.capacity())?;
+        for name in self.builtins.keys() {
+            storage.add(name.len())?;
+        }
+        self.call_stack_storage(&mut storage)?;
+        // The debug stack's frames are shared with the fork, not copied.
+        storage.add(size_of::<debug_stack::DebugStack>())?;
         storage.slice::<usize>(self.counters.loop_iterations.len())?;
         storage.map::<i32, FdTarget>(self.exec_fd_table.capacity())?;
         for target in self.exec_fd_table.values() {

@@ -39,7 +39,10 @@ const MAX_AST_COMMANDS: usize = 50_000;
 ///
 /// Returns `Ok(())` if the script looks safe to execute, or a descriptive
 /// error explaining why it was rejected.
-pub fn validate(script: &Script, _limits: &ExecutionLimits) -> Result<(), BudgetError> {
+pub fn validate(script: &Script, limits: &ExecutionLimits) -> Result<(), BudgetError> {
+    if !limits.static_budget_checks {
+        return Ok(());
+    }
     let mut ctx = ValidationContext {
         loop_depth: 0,
         command_count: 0,

@@ -14,7 +14,7 @@
 //!   carry gawk's `awk: cmd. line:N: fatal:` prefix. Bashkit resource caps
 //!   keep the plain `awk: fatal: ...` form (TM-DOS-109).
 //! - THREAT[TM-DOS-110]: every string is checked against
-//!   `AWK_MAX_STRING_BYTES` before it is built; variable, element and
+//!   the memory limit (`Limits::max_mem`) before it is built; variable, element and
 //!   call-frame bytes are accounted against `max_live_intermediate_bytes`
 //!   (checked before each statement, so growth overshoots by at most one
 //!   statement's worth).
@@ -32,7 +32,7 @@ use super::io::{Io, RsMode};
 use super::regex::{AwkRegex, RegexCache};
 use super::value::{Value, compare};
 use crate::builtins::limits::{
-    AWK_MAX_CALL_DEPTH, AWK_MAX_FIELD_INDEX, AWK_MAX_STRING_BYTES, AWK_VARIABLE_OVERHEAD_BYTES,
+    AWK_MAX_CALL_DEPTH, AWK_MAX_FIELD_INDEX, AWK_VARIABLE_OVERHEAD_BYTES,
 };
 
 pub(super) type ArrId = usize;
@@ -424,9 +424,12 @@ impl Interp {
     }
 
     pub(super) fn string_fits(&mut self, len: usize) -> R<()> {
-        if len > AWK_MAX_STRING_BYTES {
+        // One string is bounded by a quarter of the memory limit (upstream: a fixed
+        // 16 MiB): a concatenation holds its operands and its result at once.
+        let max = self.limits.max_mem / 4;
+        if len > max {
             return Err(self.fatal(&format!(
-                "string size limit ({AWK_MAX_STRING_BYTES} bytes) exceeded"
+                "string size limit (a quarter of the memory limit, {max} bytes) exceeded"
             )));
         }
         Ok(())

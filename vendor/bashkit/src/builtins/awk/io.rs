@@ -15,7 +15,7 @@
 //! - File redirections are buffered in small chunks and flushed through the
 //!   VFS, so sandbox quotas apply while awk runs.
 //! - THREAT[TM-DOS-028]: output (stdout, stderr, files, pipes) is capped at
-//!   `AWK_MAX_OUTPUT_BYTES` and distinct redirection targets at
+//!   the memory limit (`Limits::max_mem`) and distinct redirection targets at
 //!   `AWK_MAX_OUTPUT_TARGETS`.
 //! - THREAT[TM-DOS-116]: `getline` inputs are capped per file, in number
 //!   and in retained bytes; every load is charged to the request budget,
@@ -33,10 +33,7 @@ use super::interp::{Cell, Elem, Interp, R, Unwind, next_char};
 use super::regex::AwkRegex;
 use super::value::Value;
 use crate::builtins::Date;
-use crate::builtins::limits::{
-    AWK_MAX_GETLINE_CACHE_BYTES, AWK_MAX_GETLINE_CACHED_FILES, AWK_MAX_GETLINE_FILE_BYTES,
-    AWK_MAX_OUTPUT_BYTES, AWK_MAX_OUTPUT_TARGETS,
-};
+use crate::builtins::limits::{AWK_MAX_GETLINE_CACHED_FILES, AWK_MAX_OUTPUT_TARGETS};
 use crate::fs::{FileSystem, vfs_join};
 use crate::interpreter::ExecResult;
 
@@ -513,9 +510,10 @@ impl Interp {
             return Err(self.budget_exhausted(e));
         }
         let total = self.io.reader_bytes.saturating_add(len);
-        if total > AWK_MAX_GETLINE_CACHE_BYTES {
+        if total > self.limits.max_mem {
             return Err(self.fatal(&format!(
-                "getline total input limit ({AWK_MAX_GETLINE_CACHE_BYTES} bytes) exceeded"
+                "getline total input limit (the memory limit, {} bytes) exceeded",
+                self.limits.max_mem
             )));
         }
         self.io.reader_bytes = total;
@@ -541,9 +539,10 @@ impl Interp {
                     self.set_errno("Is a directory");
                     return Ok(false);
                 }
-                Ok(meta) if meta.size > AWK_MAX_GETLINE_FILE_BYTES as u64 => {
+                Ok(meta) if meta.size > self.limits.max_mem as u64 => {
                     return Err(self.fatal(&format!(
-                        "getline input file size limit ({AWK_MAX_GETLINE_FILE_BYTES} bytes) exceeded"
+                        "getline input file size limit (the memory limit, {} bytes) exceeded",
+                        self.limits.max_mem
                     )));
                 }
                 Ok(_) => {}
@@ -553,9 +552,10 @@ impl Interp {
                 }
             }
             match fs.read_file(&path).await {
-                Ok(bytes) if bytes.len() > AWK_MAX_GETLINE_FILE_BYTES => {
+                Ok(bytes) if bytes.len() > self.limits.max_mem => {
                     return Err(self.fatal(&format!(
-                        "getline input file size limit ({AWK_MAX_GETLINE_FILE_BYTES} bytes) exceeded"
+                        "getline input file size limit (the memory limit, {} bytes) exceeded",
+                        self.limits.max_mem
                     )));
                 }
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -572,9 +572,23 @@ impl Interp {
 
     // ----- output -----
 
+    /// Output awk may still hold: it keeps its output until it ends, and the shell then
+    /// takes a copy, so the bound is half the memory limit (upstream: a fixed 10 MB).
+    fn output_room(&self) -> usize {
+        (self.limits.max_mem / 2).saturating_sub(self.io.total_out())
+    }
+
+    fn output_limit(&mut self) -> Unwind {
+        let msg = format!(
+            "output limit exceeded (half the memory limit, {} bytes)",
+            self.limits.max_mem / 2
+        );
+        self.fatal_plain(&msg)
+    }
+
     pub(super) async fn write_out(&mut self, dest: Option<&Redirect>, text: String) -> R<()> {
-        if text.len() > AWK_MAX_OUTPUT_BYTES.saturating_sub(self.io.total_out()) {
-            return Err(self.fatal_plain("output limit exceeded (max 10MB)"));
+        if text.len() > self.output_room() {
+            return Err(self.output_limit());
         }
         let Some(dest) = dest else {
             self.io.stdout.push_str(&text);
@@ -777,8 +791,8 @@ impl Interp {
             // callers that capture the whole result.
             let out = res.stdout.text_lossy();
             let err = res.stderr.text_lossy();
-            if out.len() + err.len() > AWK_MAX_OUTPUT_BYTES.saturating_sub(self.io.total_out()) {
-                return Err(self.fatal_plain("output limit exceeded (max 10MB)"));
+            if out.len() + err.len() > self.output_room() {
+                return Err(self.output_limit());
             }
             self.io.stdout.push_str(&out);
             self.io.stderr.push_str(&err);
