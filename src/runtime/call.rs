@@ -146,19 +146,7 @@ impl Runtime {
         // touched.
         let touched_disk = store.data().touched_disk || !matches!(outcome, Ok(Ok(_)));
         retire(store, slot, self.phases.clone());
-        let (out, out_dropped) = stdout.take();
-        let (err, err_dropped) = stderr.take();
-        let (exit_code, outcome) = exit_status(outcome, denied, out_dropped + err_dropped)?;
-        let result = RunResult {
-            exit_code,
-            stdout: out,
-            stderr: err,
-            stdout_dropped: out_dropped,
-            stderr_dropped: err_dropped,
-            duration: started.elapsed(),
-            peak_memory_bytes: peak,
-            outcome,
-        };
+        let result = finished(outcome, (peak, denied), &stdout, &stderr, started)?;
         Ok((result, touched_disk))
     }
 
@@ -240,12 +228,39 @@ fn retire(mut store: Store<GuestState>, slot: super::pool::Slot, phases: Arc<Pha
     });
 }
 
+/// What a finished run gives: its exit code and outcome, its output, and `memory`'s peak
+/// and whether the cap refused a growth.
+///
+/// # Errors
+/// [`RuntimeError::Instantiate`] when the pool ran out under the guest.
+pub(super) fn finished(
+    outcome: TurnOutcome,
+    (peak, denied): (u64, bool),
+    stdout: &io::CappedOutput,
+    stderr: &io::CappedOutput,
+    started: Instant,
+) -> Result<RunResult, RuntimeError> {
+    let (out, out_dropped) = stdout.take();
+    let (err, err_dropped) = stderr.take();
+    let (exit_code, outcome) = exit_status(outcome, denied, out_dropped + err_dropped)?;
+    Ok(RunResult {
+        exit_code,
+        stdout: out,
+        stderr: err,
+        stdout_dropped: out_dropped,
+        stderr_dropped: err_dropped,
+        duration: started.elapsed(),
+        peak_memory_bytes: peak,
+        outcome,
+    })
+}
+
 /// The exit code and outcome of a finished `turn`: `denied` says the memory cap refused a
 /// growth, `dropped` counts output bytes cut by the output cap.
 ///
 /// # Errors
 /// [`RuntimeError::Instantiate`] when the pool ran out under the guest.
-pub(super) fn exit_status(
+fn exit_status(
     outcome: TurnOutcome,
     denied: bool,
     dropped: u64,

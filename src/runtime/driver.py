@@ -405,7 +405,8 @@ def _lis_run(req, os, sys, entropy=None):
         import traceback
 
         traceback.print_exception(type(e), e, _lis_trimmed(e.__traceback__))
-        return 1
+        # CPython ends an uncaught KeyboardInterrupt by SIGINT: the shell sees 128 + 2.
+        return 130 if isinstance(e, KeyboardInterrupt) else 1
     return 0
 
 

@@ -277,25 +277,13 @@ impl Runtime {
         if let Some(q) = &req.quota {
             q.refresh();
         }
-        let (out, out_dropped) = stdout.take();
-        let (err, err_dropped) = stderr.take();
-        let (exit_code, outcome) =
-            super::call::exit_status(outcome, denied, out_dropped + err_dropped)?;
-        if let Outcome::Trap(msg) = &outcome
+        let result = super::call::finished(outcome, (peak, denied), &stdout, &stderr, started)?;
+        if let Outcome::Trap(msg) = &result.outcome
             && msg.contains("unknown import")
         {
             return Err(ProgramError::NotRunnable(msg.clone()));
         }
-        Ok(RunResult {
-            exit_code,
-            stdout: out,
-            stderr: err,
-            stdout_dropped: out_dropped,
-            stderr_dropped: err_dropped,
-            duration: started.elapsed(),
-            peak_memory_bytes: peak,
-            outcome,
-        })
+        Ok(result)
     }
 }
 

@@ -561,11 +561,6 @@ impl Sandbox {
         cwd: &str,
         limits: Limits,
     ) -> Result<RunResult, crate::runtime::ProgramError> {
-        let mount = |dir: Arc<LazyDir>, guest: &str| Mount {
-            dir,
-            guest_path: guest.to_string(),
-            writable: true,
-        };
         let req = crate::runtime::ProgramRequest {
             program,
             argv,
@@ -573,14 +568,24 @@ impl Sandbox {
             cwd: cwd.to_string(),
             stdin,
             limits,
-            mounts: vec![
-                mount(self.workspace_dir.clone(), GUEST_WORKSPACE),
-                mount(self.scratch.dir().clone(), GUEST_TMP),
-                mount(self.home.dir().clone(), GUEST_HOME),
-            ],
+            mounts: self.mounts(),
             quota: Some(self.quota.clone()),
         };
         self.runtime.run_program(req).await
+    }
+
+    /// The sandbox's three folders as a call mounts them: `/testbed`, `/tmp` and `/root`.
+    fn mounts(&self) -> Vec<Mount> {
+        let mount = |dir: Arc<LazyDir>, guest: &str| Mount {
+            dir,
+            guest_path: guest.to_string(),
+            writable: true,
+        };
+        vec![
+            mount(self.workspace_dir.clone(), GUEST_WORKSPACE),
+            mount(self.scratch.dir().clone(), GUEST_TMP),
+            mount(self.home.dir().clone(), GUEST_HOME),
+        ]
     }
 
     /// Whether this sandbox's `cc` can work (the C toolchain is set up on this machine).
@@ -602,22 +607,13 @@ impl Sandbox {
         limits: Limits,
         processes: Option<Arc<dyn crate::runtime::procs::GuestProcesses>>,
     ) -> Result<RunResult, SandboxError> {
-        let mount = |dir: Arc<LazyDir>, guest: &str| Mount {
-            dir,
-            guest_path: guest.to_string(),
-            writable: true,
-        };
         let req = RunRequest {
             invocation,
             env: env.to_vec(),
             cwd: cwd.to_string(),
             stdin: stdin.to_vec(),
             limits,
-            mounts: vec![
-                mount(self.workspace_dir.clone(), GUEST_WORKSPACE),
-                mount(self.scratch.dir().clone(), GUEST_TMP),
-                mount(self.home.dir().clone(), GUEST_HOME),
-            ],
+            mounts: self.mounts(),
             quota: Some(self.quota.clone()),
             network: Some(self.door.clone()),
             processes,

@@ -83,6 +83,14 @@ impl Toolchain {
         limits
     }
 
+    /// The answer of `name` when the toolchain is not set up on this machine (exit 127).
+    fn missing(&self, name: &str) -> Option<ExecResult> {
+        (!self.sandbox.has_c_toolchain()).then(|| {
+            let text = format!("{name}: {}\n", ProgramError::NoToolchain);
+            result(Vec::new(), text.into_bytes(), 127)
+        })
+    }
+
     /// Run `program` with `argv` in the shell's folder, stopped when the call is.
     async fn run(
         &self,
@@ -290,12 +298,8 @@ fn is_header(line: &str) -> bool {
 impl Builtin for Compiler {
     async fn execute(&self, ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
         let name = self.name;
-        if !self.toolchain.sandbox.has_c_toolchain() {
-            return Ok(result(
-                Vec::new(),
-                format!("{name}: {}\n", ProgramError::NoToolchain).into_bytes(),
-                127,
-            ));
+        if let Some(missing) = self.toolchain.missing(name) {
+            return Ok(missing);
         }
         let timeout = ctx.remaining_deadline();
         let args = with_target_defaults(self.mode, ctx.args);
@@ -381,12 +385,8 @@ pub struct Tool {
 impl Builtin for Tool {
     async fn execute(&self, ctx: BuiltinContext<'_>) -> bashkit::Result<ExecResult> {
         let name = self.name;
-        if !self.toolchain.sandbox.has_c_toolchain() {
-            return Ok(result(
-                Vec::new(),
-                format!("{name}: {}\n", ProgramError::NoToolchain).into_bytes(),
-                127,
-            ));
+        if let Some(missing) = self.toolchain.missing(name) {
+            return Ok(missing);
         }
         let timeout = ctx.remaining_deadline();
         let mut argv = vec![name.to_string()];

@@ -388,16 +388,7 @@ async fn recursion_goes_deep_and_stops_at_the_memory_limit() {
         .expect("shell");
     assert_eq!(r.stdout, "bottom\nrc=0\n", "{}", r.stderr);
     // 128 MiB of memory: 2,048 levels.
-    let mut sh = Shell::new(
-        Arc::new(sandbox_in(|b| {
-            b.limits(llm_in_sandbox::runtime::Limits {
-                memory_bytes: 128 << 20,
-                ..llm_in_sandbox::runtime::Limits::default()
-            })
-        })),
-        ShellSettings::default(),
-    )
-    .expect("shell");
+    let mut sh = shell_with_memory(128 << 20);
     let r = sh
         .exec("g() { g; }; g; echo after=$?")
         .await
@@ -418,16 +409,7 @@ async fn recursion_goes_deep_and_stops_at_the_memory_limit() {
 /// memory error and a non-zero status; the shell works after each.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nesting_and_awk_bombs_end_with_the_memory_error() {
-    let mut sh = Shell::new(
-        Arc::new(sandbox_in(|b| {
-            b.limits(llm_in_sandbox::runtime::Limits {
-                memory_bytes: 128 << 20,
-                ..llm_in_sandbox::runtime::Limits::default()
-            })
-        })),
-        ShellSettings::default(),
-    )
-    .expect("shell");
+    let mut sh = shell_with_memory(128 << 20);
     for script in [
         "f() { echo $(f); }; f; echo after=$?",
         "g() { ( g ); }; g; echo after=$?",
@@ -483,16 +465,7 @@ async fn a_deadline_deep_in_a_recursion_ends_the_call_cleanly() {
 /// exit 0 with part of the data; the shell works after it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn data_past_the_memory_limit_is_an_error_not_a_cut() {
-    let mut sh = Shell::new(
-        Arc::new(sandbox_in(|b| {
-            b.limits(llm_in_sandbox::runtime::Limits {
-                memory_bytes: 64 << 20,
-                ..llm_in_sandbox::runtime::Limits::default()
-            })
-        })),
-        ShellSettings::default(),
-    )
-    .expect("shell");
+    let mut sh = shell_with_memory(64 << 20);
     for script in [
         "x=$(yes); echo \"got ${#x}\"",
         "x=$(seq 1 20000000); echo \"got ${#x}\"",
@@ -534,4 +507,17 @@ async fn a_150_mb_file_is_read_whole() {
         r.stderr
     );
     assert_eq!(r.exit_code, 0, "{}", r.stderr);
+}
+
+/// A shell over a sandbox with `memory_bytes` of memory and the other limits at their defaults.
+fn shell_with_memory(memory_bytes: u64) -> Shell {
+    let limits = llm_in_sandbox::runtime::Limits {
+        memory_bytes,
+        ..llm_in_sandbox::runtime::Limits::default()
+    };
+    Shell::new(
+        Arc::new(sandbox_in(|b| b.limits(limits))),
+        ShellSettings::default(),
+    )
+    .expect("shell")
 }

@@ -707,6 +707,24 @@ def _lis_resource_module(ns):
 _LisStubLoader.fill["resource"] = _lis_resource_module
 
 
+class _LisBuildSys:
+    # `sys` as the runtime's build named its platform, for the modules whose WASI branches
+    # must stay taken (below); everything else is the real `sys`.
+    platform = "wasi"
+
+    def __getattr__(self, name):
+        return getattr(_lis_sys, name)
+
+
+def _lis_patch_numpy_format(module):
+    # numpy's build writes `.npy` files through `fp.write` on WASI; its Linux branch hands the
+    # file to C (`tofile`), which needs `dup`, which WASI lacks.
+    module.sys = _LisBuildSys()
+
+
+_lis_chain_patch("numpy.lib._format_impl", _lis_patch_numpy_format)
+
+
 def _lis_system_install():
     _lis_install_identity()
     _lis_install_files()
