@@ -511,7 +511,8 @@ mod recycled {
         dir.entries().is_ok_and(|mut e| e.next().is_none())
     }
 
-    /// Mode 0700 and times of now, as a new folder has. (The capability may be an `O_PATH`
+    /// Mode 0755 and times of now, as a new folder has (what `ls -ld` and `os.stat` show of a
+    /// fresh sandbox's `/testbed`, `/tmp` and `/root`). (The capability may be an `O_PATH`
     /// descriptor, which cannot change either: the folder is opened again for it.)
     fn reset(dir: &Dir) -> bool {
         use std::os::fd::AsRawFd;
@@ -531,7 +532,7 @@ mod recycled {
             if fd < 0 {
                 return false;
             }
-            let ok = libc::fchmod(fd, 0o700) == 0 && libc::futimens(fd, [now, now].as_ptr()) == 0;
+            let ok = libc::fchmod(fd, 0o755) == 0 && libc::futimens(fd, [now, now].as_ptr()) == 0;
             libc::close(fd);
             ok
         }

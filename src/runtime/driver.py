@@ -459,7 +459,15 @@ class _LisPatchingLoader:
         return self._lis_loader.create_module(spec)
 
     def exec_module(self, module):
-        self._lis_loader.exec_module(module)
+        # The module's import-time branches are the build's (WASI's), as for the modules the
+        # snapshot imported: `subprocess` on "linux" would import `_posixsubprocess`, which
+        # this build lacks. What it does later sees the platform programs see (Linux).
+        shown = _lis_sys.platform
+        _lis_sys.platform = globals().get("_LIS_BUILD_PLATFORM", shown)
+        try:
+            self._lis_loader.exec_module(module)
+        finally:
+            _lis_sys.platform = shown
         _LIS_PATCHES[module.__name__](module)
 
 

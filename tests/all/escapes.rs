@@ -20,12 +20,21 @@ async fn host_files_cannot_be_read() {
          attempt('deep', lambda: open('/testbed/../../../../etc/passwd').read())\n"
     ))
     .await;
-    // Outside every preopen there is nothing (ENOENT); `..` out of one is refused (EPERM).
+    // /etc is the sandbox's own virtual folder (docs/linux-compatibility.md), and `..` out of
+    // /testbed reaches it, not the host's: what is read is the sandbox's hostname. Nothing
+    // else outside the sandbox's folders exists.
     assert_eq!(
         out,
-        "passwd FileNotFoundError\nhostname FileNotFoundError\nproc FileNotFoundError\n\
-         dotdot PermissionError\ndeep PermissionError\n"
+        "passwd ALLOWED\nhostname ALLOWED\nproc FileNotFoundError\n\
+         dotdot ALLOWED\ndeep ALLOWED\n"
     );
+    let read = attempts(
+        "print(open('/etc/hostname').read(), end='')\n\
+         print(open('../etc/hostname').read(), end='')\n\
+         print(open('/testbed/../../../../etc/hostname').read(), end='')\n",
+    )
+    .await;
+    assert_eq!(read, "sandbox\nsandbox\nsandbox\n");
 }
 
 #[tokio::test]
