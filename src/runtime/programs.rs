@@ -36,6 +36,10 @@ const SETTINGS: &str = "programs,epoch,stack=16M,opt=speed,v1";
 const STACK: usize = 16 << 20;
 /// Built programs kept compiled in memory, by their SHA-256.
 const KEEP_BUILT: usize = 32;
+/// The largest program module run: compiling it happens on the host before the program's
+/// deadline and memory limit apply, so its size is what bounds that work. What models build
+/// is far smaller (a C++ program with the STL: under 1 MB).
+pub const MAX_PROGRAM_BYTES: usize = 64 << 20;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -154,6 +158,13 @@ impl Programs {
     /// A built program's module, compiled now (milliseconds for what models write) or taken
     /// from the ones kept.
     fn built(&self, bytes: &[u8]) -> Result<Module, ProgramError> {
+        if bytes.len() > MAX_PROGRAM_BYTES {
+            return Err(ProgramError::NotRunnable(format!(
+                "the module is {} MB; programs of at most {} MB run here",
+                bytes.len() >> 20,
+                MAX_PROGRAM_BYTES >> 20
+            )));
+        }
         let id: [u8; 32] = Sha256::digest(bytes).into();
         if let Some(m) = self.lock_built().get(&id) {
             return Ok(m.clone());
