@@ -50,7 +50,7 @@ pub use config::{DEFAULT_PRELOAD, RuntimeConfig, parse_preload};
 pub use invocation::{Invocation, UsageError};
 pub use limits::{Limits, Outcome, RunResult};
 pub use phases::PhaseTimes;
-pub use programs::{Program, ProgramError, ProgramRequest, is_wasm};
+pub use programs::{Program, ProgramError, ProgramRequest};
 
 /// The guest layout lives below the runtime (the package layer reads it too); this path stays.
 pub use crate::layout;

@@ -376,8 +376,3 @@ fn working_folder(
     }
     Err(ProgramError::Cwd(cwd.to_string()))
 }
-
-/// Whether these bytes start a WebAssembly module (what a built program's file holds).
-pub fn is_wasm(head: &[u8]) -> bool {
-    head.starts_with(b"\0asm")
-}

@@ -9,19 +9,13 @@
 //! no threads, no `fork`/`exec`, no sockets, no C++ exceptions.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use bashkit::{Builtin, BuiltinContext, ExecResult, StreamData};
+use bashkit::{Builtin, BuiltinContext, ExecResult};
 
-use crate::runtime::{Limits, Outcome, Program, ProgramError, RunResult};
+use super::commands::{guest_cwd, limits_within, outcome_notes, result};
+use crate::runtime::{Limits, Program, ProgramError, RunResult};
 use crate::sandbox::{GUEST_WORKSPACE, Sandbox};
-
-fn result(stdout: Vec<u8>, stderr: Vec<u8>, exit_code: i32) -> ExecResult {
-    let mut r = ExecResult::ok_bytes(stdout);
-    r.stderr = StreamData::from(stderr);
-    r.exit_code = exit_code;
-    r
-}
 
 /// The names the compiler answers to, and the driver mode each runs in.
 pub const COMPILERS: &[(&str, &str)] = &[
@@ -69,20 +63,6 @@ pub struct Toolchain {
 }
 
 impl Toolchain {
-    /// The sandbox's limits, the time cut to what is left of the script's and call's deadlines.
-    fn limits(&self, script_left: Option<Duration>) -> Limits {
-        let mut limits = self.sandbox.limits().clone();
-        if let Some(left) = script_left {
-            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
-        }
-        let call = *self.call_deadline.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(at) = call {
-            let left = at.saturating_duration_since(Instant::now());
-            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
-        }
-        limits
-    }
-
     /// The answer of `name` when the toolchain is not set up on this machine (exit 127).
     fn missing(&self, name: &str) -> Option<ExecResult> {
         (!self.sandbox.has_c_toolchain()).then(|| {
@@ -98,8 +78,8 @@ impl Toolchain {
         program: Program,
         argv: Vec<String>,
         stdin: Vec<u8>,
-    ) -> Result<RunResult, String> {
-        let cwd = guest_cwd(ctx.cwd);
+    ) -> Result<(RunResult, Limits), String> {
+        let cwd = guest_cwd(ctx.cwd).unwrap_or_else(|| GUEST_WORKSPACE.to_string());
         let mut env: Vec<(String, String)> = ctx
             .env
             .iter()
@@ -109,11 +89,11 @@ impl Toolchain {
             env.push(("TMPDIR".into(), "/tmp".into()));
         }
         env.sort();
-        let limits = self.limits(ctx.remaining_deadline());
+        let limits = limits_within(&self.sandbox, &self.call_deadline, ctx.remaining_deadline());
         let mut stop = self.interrupt.subscribe();
         tokio::select! {
-            r = self.sandbox.run_program(program, argv, stdin, env, &cwd, limits) => {
-                r.map_err(|e| e.to_string())
+            r = self.sandbox.run_program(program, argv, stdin, env, &cwd, limits.clone()) => {
+                r.map(|r| (r, limits)).map_err(|e| e.to_string())
             }
             // Dropping the run stops the instance at its next epoch check.
             _ = stop.wait_for(|v| *v) => Err("stopped".into()),
@@ -121,49 +101,11 @@ impl Toolchain {
     }
 }
 
-/// The folder a program starts in: the shell's, when it is one of the sandbox's.
-fn guest_cwd(cwd: &std::path::Path) -> String {
-    let s = cwd.to_string_lossy();
-    let ours = ["/testbed", "/tmp", "/root"]
-        .iter()
-        .any(|m| s == *m || s.starts_with(&format!("{m}/")));
-    if ours {
-        s.into_owned()
-    } else {
-        GUEST_WORKSPACE.to_string()
-    }
-}
-
-/// The end of a program's run, as the shell shows it: its output, and a line on stderr when a
-/// limit stopped it.
-fn finished(name: &str, r: RunResult, limits_timeout: Option<Duration>) -> ExecResult {
-    let mut stderr = r.stderr;
-    match &r.outcome {
-        Outcome::Deadline => stderr.extend_from_slice(
-            match limits_timeout {
-                Some(t) => format!(
-                    "{name}: killed: the {:.0} s time limit passed\n",
-                    t.as_secs_f64()
-                ),
-                None => format!("{name}: killed: the time limit passed\n"),
-            }
-            .as_bytes(),
-        ),
-        Outcome::MemoryLimit => stderr.extend_from_slice(
-            format!("{name}: the sandbox's memory limit was reached\n").as_bytes(),
-        ),
-        Outcome::Trap(msg) => {
-            stderr.extend_from_slice(format!("{name}: crashed: {msg}\n").as_bytes());
-        }
-        Outcome::OutputTruncated => stderr.extend_from_slice(
-            format!(
-                "{name}: output truncated ({} bytes dropped)\n",
-                r.stdout_dropped + r.stderr_dropped
-            )
-            .as_bytes(),
-        ),
-        _ => {}
-    }
+/// The end of a program's run as the shell shows it: its output, and a line on stderr when a
+/// limit stopped it or cut its output.
+fn finished(name: &str, (r, limits): (RunResult, Limits)) -> ExecResult {
+    let mut stderr = r.stderr.clone();
+    stderr.extend_from_slice(&outcome_notes(name, &r, &limits));
     result(r.stdout, stderr, r.exit_code)
 }
 
@@ -301,7 +243,6 @@ impl Builtin for Compiler {
         if let Some(missing) = self.toolchain.missing(name) {
             return Ok(missing);
         }
-        let timeout = ctx.remaining_deadline();
         let args = with_target_defaults(self.mode, ctx.args);
         let stdin = ctx.stdin_bytes().unwrap_or_default().to_vec();
         let argv = |rest: &[String]| {
@@ -316,7 +257,7 @@ impl Builtin for Compiler {
                     .run(&ctx, Program::Toolchain, argv(&args), stdin)
                     .await
                 {
-                    Ok(r) => finished(name, r, timeout),
+                    Ok(r) => finished(name, r),
                     Err(e) => result(Vec::new(), format!("{name}: {e}\n").into_bytes(), 1),
                 },
             );
@@ -328,7 +269,7 @@ impl Builtin for Compiler {
             .run(&ctx, Program::Toolchain, argv(&listed), Vec::new())
             .await
         {
-            Ok(r) => r,
+            Ok((r, _)) => r,
             Err(e) => return Ok(result(Vec::new(), format!("{name}: {e}\n").into_bytes(), 1)),
         };
         let text = String::from_utf8_lossy(&listing.stderr).into_owned();
@@ -355,8 +296,8 @@ impl Builtin for Compiler {
                     return Ok(result(stdout, stderr, 1));
                 }
             };
-            let failed = r.exit_code != 0;
-            let done = finished(name, r, timeout);
+            let failed = r.0.exit_code != 0;
+            let done = finished(name, r);
             stdout.extend_from_slice(done.stdout.as_bytes());
             stderr.extend_from_slice(done.stderr.as_bytes());
             if failed {
@@ -388,7 +329,6 @@ impl Builtin for Tool {
         if let Some(missing) = self.toolchain.missing(name) {
             return Ok(missing);
         }
-        let timeout = ctx.remaining_deadline();
         let mut argv = vec![name.to_string()];
         argv.extend(ctx.args.iter().cloned());
         let stdin = ctx.stdin_bytes().unwrap_or_default().to_vec();
@@ -398,7 +338,7 @@ impl Builtin for Tool {
                 .run(&ctx, Program::Toolchain, argv, stdin)
                 .await
             {
-                Ok(r) => finished(name, r, timeout),
+                Ok(r) => finished(name, r),
                 Err(e) => result(Vec::new(), format!("{name}: {e}\n").into_bytes(), 1),
             },
         )
@@ -414,13 +354,12 @@ impl Toolchain {
         argv: Vec<String>,
     ) -> ExecResult {
         let name = argv.first().cloned().unwrap_or_default();
-        let timeout = ctx.remaining_deadline();
         let stdin = ctx.stdin_bytes().unwrap_or_default().to_vec();
         match self
             .run(ctx, Program::Module(Arc::new(module)), argv, stdin)
             .await
         {
-            Ok(r) => finished(&name, r, timeout),
+            Ok(r) => finished(&name, r),
             Err(e) => result(Vec::new(), format!("bash: {name}: {e}\n").into_bytes(), 126),
         }
     }

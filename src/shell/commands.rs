@@ -9,7 +9,7 @@ use bashkit::{Builtin, BuiltinContext, ExecResult, StreamData};
 use crate::runtime::{Invocation, Outcome, Runtime};
 use crate::sandbox::{GUEST_HOME, GUEST_TMP, GUEST_WORKSPACE, Sandbox};
 
-fn result(stdout: Vec<u8>, stderr: Vec<u8>, exit_code: i32) -> ExecResult {
+pub(super) fn result(stdout: Vec<u8>, stderr: Vec<u8>, exit_code: i32) -> ExecResult {
     let mut r = ExecResult::ok_bytes(stdout);
     r.stderr = StreamData::from(stderr);
     r.exit_code = exit_code;
@@ -35,7 +35,7 @@ pub struct PythonCommand {
     pub(super) call_cancel: Arc<std::sync::OnceLock<Arc<std::sync::atomic::AtomicBool>>>,
 }
 
-fn guest_cwd(cwd: &std::path::Path) -> Option<String> {
+pub(super) fn guest_cwd(cwd: &std::path::Path) -> Option<String> {
     let s = cwd.to_str()?;
     [GUEST_WORKSPACE, GUEST_TMP, GUEST_HOME]
         .iter()
@@ -86,7 +86,7 @@ impl Builtin for PythonCommand {
         let mut stderr = notes;
         stderr.extend_from_slice(&r.stderr);
         let code = r.exit_code;
-        stderr.extend_from_slice(&outcome_notes(&r, &limits));
+        stderr.extend_from_slice(&outcome_notes("python3", &r, &limits));
         if matches!(r.outcome, Outcome::Deadline)
             && self.call_time_is_up()
             && let Some(cancel) = self.call_cancel.get()
@@ -102,19 +102,7 @@ impl PythonCommand {
     /// The sandbox's limits, with the time limit cut to what is left of the script's deadline
     /// and of the call's own (at least 10 ms, so the call can start and say why it stopped).
     fn limits_within(&self, script_left: Option<Duration>) -> crate::runtime::Limits {
-        let mut limits = self.sandbox.limits().clone();
-        if let Some(left) = script_left {
-            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
-        }
-        let call_deadline = *self
-            .call_deadline
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(at) = call_deadline {
-            let left = at.saturating_duration_since(std::time::Instant::now());
-            limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
-        }
-        limits
+        limits_within(&self.sandbox, &self.call_deadline, script_left)
     }
 
     /// Whether the call's own deadline has passed, or is within one deadline check of it (a
@@ -157,32 +145,58 @@ fn cwd_and_note(cwd: &std::path::Path) -> (String, Vec<u8>) {
 
 /// What stderr says after the program's own output when the run was stopped (deadline,
 /// memory limit, crash) or its output was cut.
-fn outcome_notes(r: &crate::runtime::RunResult, limits: &crate::runtime::Limits) -> Vec<u8> {
+/// `sandbox`'s limits, with the time limit cut to what is left of the script's deadline and of
+/// the call's own (at least 10 ms, so a program can start and say why it stopped).
+pub(super) fn limits_within(
+    sandbox: &Sandbox,
+    call_deadline: &std::sync::Mutex<Option<std::time::Instant>>,
+    script_left: Option<Duration>,
+) -> crate::runtime::Limits {
+    let mut limits = sandbox.limits().clone();
+    if let Some(left) = script_left {
+        limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
+    }
+    let call_deadline = *call_deadline
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(at) = call_deadline {
+        let left = at.saturating_duration_since(std::time::Instant::now());
+        limits.timeout = limits.timeout.min(left.max(Duration::from_millis(10)));
+    }
+    limits
+}
+
+/// The lines `name` adds on stderr when a limit ended its run or cut its output.
+pub(super) fn outcome_notes(
+    name: &str,
+    r: &crate::runtime::RunResult,
+    limits: &crate::runtime::Limits,
+) -> Vec<u8> {
     let mut stderr = Vec::new();
     match &r.outcome {
         Outcome::Deadline => stderr.extend_from_slice(
             format!(
-                "python3: killed: the {:.0} s time limit passed\n",
+                "{name}: killed: the {:.0} s time limit passed\n",
                 limits.timeout.as_secs_f64()
             )
             .as_bytes(),
         ),
         Outcome::MemoryLimit => stderr.extend_from_slice(
             format!(
-                "python3: the {} MiB memory limit was reached\n",
+                "{name}: the {} MiB memory limit was reached\n",
                 limits.memory_bytes >> 20
             )
             .as_bytes(),
         ),
         Outcome::Trap(msg) => {
-            stderr.extend_from_slice(format!("python3: crashed: {msg}\n").as_bytes())
+            stderr.extend_from_slice(format!("{name}: crashed: {msg}\n").as_bytes())
         }
         _ => {}
     }
     if r.stdout_dropped + r.stderr_dropped > 0 {
         stderr.extend_from_slice(
             format!(
-                "python3: output truncated ({} bytes dropped)\n",
+                "{name}: output truncated ({} bytes dropped)\n",
                 r.stdout_dropped + r.stderr_dropped
             )
             .as_bytes(),
