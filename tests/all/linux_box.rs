@@ -17,7 +17,7 @@ const PROGRAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/linu
 /// docs/linux-compatibility.md).
 const MIN_SAME: f64 = 0.95;
 /// How many programs there are at least.
-const MIN_PROGRAMS: usize = 150;
+const MIN_PROGRAMS: usize = 300;
 /// The packages the host's python needs (the guest's versions).
 const HOST_REQUIREMENTS: &str = "tests/fixtures/linux_programs/host-requirements.txt";
 
