@@ -53,16 +53,21 @@ pub fn cwasm_path(cache_root: &Path, key: &str) -> PathBuf {
     cache_root.join("compiled").join(format!("{key}.cwasm"))
 }
 
-/// Load the compiled module from the cache, compiling and storing it first if needed.
-/// `progress` gets a line when a compile starts, every 10 s while it runs, and when it ends.
+/// What is done to a module's bytes before they are compiled (part of the key's identity).
+pub type Prepare<'a> = &'a dyn Fn(Vec<u8>) -> Result<Vec<u8>, RuntimeError>;
+
+/// Load the compiled module from the cache, compiling and storing it first if needed, after
+/// `prepare` (if any) rewrote its bytes. `progress` gets a line when a compile starts, every
+/// 10 s while it runs, and when it ends.
 ///
 /// # Errors
-/// I/O errors on the cache directory and compile errors.
+/// I/O errors on the cache directory, `prepare`'s errors and compile errors.
 pub fn load_or_compile(
     engine: &Engine,
     wasm: &Path,
     key: &str,
     cache_root: &Path,
+    prepare: Option<Prepare<'_>>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Module, RuntimeError> {
     let dir = cache_root.join("compiled");
@@ -80,7 +85,10 @@ pub fn load_or_compile(
     if let Some(m) = try_deserialize(engine, &path) {
         return Ok(m);
     }
-    let bytes = fs::read(wasm).map_err(io("read", wasm))?;
+    let mut bytes = fs::read(wasm).map_err(io("read", wasm))?;
+    if let Some(prepare) = prepare {
+        bytes = prepare(bytes)?;
+    }
     progress(&format!(
         "compiling {} ({} MB) once; later runs load it from {} in milliseconds",
         wasm.file_name()

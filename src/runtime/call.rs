@@ -171,6 +171,7 @@ impl Runtime {
             deadline: Instant::now() + limits.timeout,
             open_files: super::open_files::OpenFiles::default(),
             touched_disk: false,
+            products: self.products.clone(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);

@@ -30,6 +30,10 @@
 //!   sets the program's own memory cap (`RLIMIT_AS`; never above the sandbox's limit) and
 //!   answers the figures.
 //!
+//! - `gemm\0\0\0\0` then a product's arguments: a matrix product the host does in the
+//!   guest's memory ([`super::gemm`]); answers 0 when done, 1 when the guest's own code is to
+//!   run. The guest's OpenBLAS asks this itself (`relink/gemm.rs`).
+//!
 //! Header values travel as JSON strings of the bytes read as Latin-1 (one char per byte).
 //! JSON escapes NUL, so the first NUL after the JSON always ends it. Any other request gets
 //! `-1`, as when no host is bound.
@@ -82,6 +86,7 @@ pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> wasmtime::Result
                     return Ok(FAULT);
                 };
                 let answer_parts: Vec<Vec<u8>> = match kind {
+                    Kind::Gemm => return Ok(super::gemm::serve(&mut caller, req, len).await),
                     Kind::Run(entropy) => match caller.data_mut().request.take() {
                         Some(frame) => {
                             let mut random = vec![0u8; entropy];
@@ -142,6 +147,8 @@ enum Kind {
     /// File modes and the program's end (`modes.rs`).
     Modes(super::modes::Request),
     System,
+    /// A matrix product (`gemm.rs`).
+    Gemm,
     Other,
 }
 
@@ -167,6 +174,8 @@ fn read_kind(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<
         Kind::Which
     } else if head.starts_with(SYSTEM) {
         Kind::System
+    } else if super::gemm::is_request(head) {
+        Kind::Gemm
     } else if let Some(request) = super::modes::kind(head) {
         Kind::Modes(request)
     } else {

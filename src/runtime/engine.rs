@@ -27,9 +27,18 @@ const CODEGEN_PATCH: &str = include_str!("../../vendor/wasmtime-internal-craneli
 /// file times, which change whenever the patch is regenerated, though the code does not.
 fn compiled_settings() -> String {
     format!(
-        "{ENGINE_SETTINGS},codegen-patch={}",
-        patch_hash(CODEGEN_PATCH)
+        "{ENGINE_SETTINGS},codegen-patch={},{}",
+        patch_hash(CODEGEN_PATCH),
+        super::relink::VERSION
     )
+}
+
+/// The Python module's rewrite before it is compiled ([`super::relink`]): its matrix products
+/// go to the host, `fmod` gets a fast path. Part of the key through [`compiled_settings`].
+fn relink(wasm: Vec<u8>) -> Result<Vec<u8>, RuntimeError> {
+    let (linked, _) =
+        super::relink::link(&wasm).map_err(|e| RuntimeError::Compile(e.to_string()))?;
+    Ok(linked)
 }
 
 /// A short hash of a unified diff's content, its `---`/`+++` header lines left out.
@@ -150,7 +159,14 @@ impl Runtime {
         let (wasm, identity, driver_in_snapshot) =
             Self::module_source(&engine, &files, cfg, site_layer.as_ref(), progress)?;
         let key = cache::cache_key(&engine, &identity, &compiled_settings());
-        let module = cache::load_or_compile(&engine, &wasm, &key, &cfg.cache_root, progress)?;
+        let module = cache::load_or_compile(
+            &engine,
+            &wasm,
+            &key,
+            &cfg.cache_root,
+            Some(&relink),
+            progress,
+        )?;
         let mut linker: Linker<GuestState> = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_async(&mut linker, |s| &mut s.wasi)
             .map_err(map_engine_err)?;
@@ -172,6 +188,7 @@ impl Runtime {
             born: Instant::now(),
             released_at: AtomicU64::new(u64::MAX),
             phases: Arc::default(),
+            products: Arc::default(),
             preloaded: if driver_in_snapshot {
                 cfg.preload.clone()
             } else {

@@ -16,6 +16,7 @@ mod door;
 mod driver;
 mod engine;
 pub mod executor;
+mod gemm;
 mod invocation;
 mod io;
 mod limits;
@@ -28,6 +29,7 @@ mod pool;
 mod preload;
 pub mod procs;
 mod programs;
+mod relink;
 mod shim;
 mod site_layer;
 mod write_guard;
@@ -169,6 +171,8 @@ struct GuestState {
     /// to a file, a new, removed or renamed entry, a size change, a command): only then is
     /// the quota re-measured after it (`write_guard`).
     touched_disk: bool,
+    /// The runtime's count of matrix products the host did for its guests (`gemm.rs`).
+    products: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// The shared Python runtime. Cheap to share behind an `Arc`; `run` may be called from many
@@ -200,6 +204,8 @@ pub struct Runtime {
     released_at: AtomicU64,
     /// Where calls' time went, summed (see [`Runtime::phase_times`]).
     phases: Arc<phases::PhaseCounters>,
+    /// Matrix products the host did for this runtime's guests ([`Runtime::host_products`]).
+    products: Arc<std::sync::atomic::AtomicU64>,
     /// The read-only site layer (`--with`), if any.
     site_layer: Option<crate::packages::SiteLayer>,
     /// How the host's pip is run for installs in episodes.
@@ -254,6 +260,12 @@ impl Runtime {
     /// The cache root (package downloads are shared through it).
     pub fn cache_root(&self) -> &Path {
         &self.cache_root
+    }
+
+    /// How many matrix products the host has done for this runtime's guests (numpy's and
+    /// scipy's `gemm` calls, see `gemm.rs`); products it declined are not counted.
+    pub fn host_products(&self) -> u64 {
+        self.products.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Where every call's time went so far, by phase (store, instantiation, guest, reset);

@@ -225,6 +225,7 @@ impl Runtime {
             &files.module(),
             &key,
             &self.cache_root,
+            None,
             progress,
         )?;
         Ok(())
@@ -267,6 +268,7 @@ impl Runtime {
             deadline: Instant::now() + req.limits.timeout,
             open_files: super::open_files::OpenFiles::default(),
             touched_disk: false,
+            products: Arc::default(),
         };
         let mut store = Store::new(&programs.engine, state);
         store.limiter(|s| &mut s.limiter);

@@ -13,6 +13,7 @@ mod escapes;
 mod faults;
 mod fuzz;
 mod git;
+mod guest_compute;
 mod hostile;
 mod hub;
 mod interrupts;
