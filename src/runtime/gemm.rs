@@ -308,7 +308,7 @@ fn extent(
         .checked_mul(o.row_stride)?
         .checked_add((cols - 1).checked_mul(o.col_stride)?)?;
     let end = last.checked_add(1)?.checked_mul(elem)?.checked_add(o.at)?;
-    (end <= memory && o.at % elem == 0).then_some((o.at, end))
+    (end <= memory && o.at.is_multiple_of(elem)).then_some((o.at, end))
 }
 
 /// `p` when all three operands lie in `memory` bytes, aligned, and C overlaps neither input.

@@ -15,14 +15,11 @@
 use wasm_encoder::{BlockType, Function, Instruction, ValType as EncType};
 use wasmparser::ValType as ParseType;
 
-use super::{Facts, LinkError, with_prologue};
+use super::{Facts, LinkError, Rewritten, with_prologue};
 
 /// The rewritten `fmod` (name, defined function index, body), when the module has it with
 /// the type `(f64, f64) -> f64`.
-pub(super) fn prologue(
-    facts: &Facts<'_>,
-    wasm: &[u8],
-) -> Result<Option<(&'static str, usize, Vec<u8>)>, LinkError> {
+pub(super) fn prologue(facts: &Facts<'_>, wasm: &[u8]) -> Result<Option<Rewritten>, LinkError> {
     let Some((defined, ty)) = facts.defined("fmod") else {
         return Ok(None);
     };
@@ -229,8 +226,8 @@ mod tests {
             // Integers and short decimals, as data has them; then any bits at all.
             let x = rng.below(1 << 40) / [1.0, 4.0, 10.0, 1024.0][(rng.next() % 4) as usize];
             let y = (rng.below(5000) + 1.0) / [1.0, 2.0, 8.0, 10.0][(rng.next() % 4) as usize];
-            let sx = if rng.next() % 2 == 0 { x } else { -x };
-            let sy = if rng.next() % 2 == 0 { y } else { -y };
+            let sx = if rng.next().is_multiple_of(2) { x } else { -x };
+            let sy = if rng.next().is_multiple_of(2) { y } else { -y };
             pairs.push((sx, sy));
             pairs.push((f64::from_bits(rng.next()), f64::from_bits(rng.next())));
             let e = (rng.next() % 60) as i32;

@@ -12,7 +12,7 @@
 use wasm_encoder::{BlockType, Function, Instruction, MemArg, ValType as EncType};
 use wasmparser::{FuncType, ValType as ParseType};
 
-use super::{Facts, LinkError, with_prologue};
+use super::{Facts, LinkError, Rewritten, with_prologue};
 
 /// The door's request kind for a matrix product (its first 8 bytes).
 pub(in crate::runtime) const TAG: &[u8; 8] = b"gemm\0\0\0\0";
@@ -33,10 +33,7 @@ const ENTRY_POINTS: [(&str, u32); 4] = [
 
 /// The rewritten bodies (name, defined function index, body) of the entry points the module
 /// has with the expected types, when it has the door and a stack pointer.
-pub(super) fn prologues(
-    facts: &Facts<'_>,
-    wasm: &[u8],
-) -> Result<Vec<(&'static str, usize, Vec<u8>)>, LinkError> {
+pub(super) fn prologues(facts: &Facts<'_>, wasm: &[u8]) -> Result<Vec<Rewritten>, LinkError> {
     let (Some(door), Some(sp)) = (facts.door, facts.stack_pointer) else {
         return Ok(Vec::new());
     };

@@ -22,6 +22,9 @@ use std::ops::Range;
 use wasm_encoder::{Function, ValType as EncType};
 use wasmparser::{FuncType, KnownCustom, Name, Parser, Payload, TypeRef, ValType as ParseType};
 
+/// A rewritten function: its name, its index among defined functions, its new body.
+type Rewritten = (&'static str, usize, Vec<u8>);
+
 /// What this rewrite is, for the compiled module's cache key: change it with the rewrite.
 pub(super) const VERSION: &str = "relink-v1(gemm-door,fmod)";
 
