@@ -981,7 +981,7 @@ impl ExecutionBudget {
     /// [`check`](Self::check) for per-record and per-chunk accounting: the flags every time,
     /// the clock on every 16th call (reading it on each was a tenth of a tight `awk` loop; the
     /// deadline here is a fallback with a grace period, see `DEADLINE_GRACE`).
-    fn check_hot(&self) -> Result<(), LimitExceeded> {
+    pub(crate) fn check_hot(&self) -> Result<(), LimitExceeded> {
         self.check_flags()?;
         if self.inner.checks.fetch_add(1, Ordering::Relaxed) % 16 == 0 {
             self.check_deadline()?;
@@ -1071,7 +1071,7 @@ impl ExecutionBudget {
 
     /// Reserve live intermediate storage until the returned lease drops.
     pub fn lease_bytes(&self, bytes: usize) -> Result<ExecutionBudgetLease, LimitExceeded> {
-        self.check()?;
+        self.check_hot()?;
         let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
         if let Err(used) = self.reserve_live_bytes(bytes) {
             return Err(self.poison(ExecutionBudgetExceeded::LiveBytes {
@@ -1173,7 +1173,7 @@ impl Drop for ExecutionBudgetCompletionGuard {
 
 impl ExecutionBudgetLease {
     fn try_grow_to(&mut self, bytes: u64) -> Result<(), LimitExceeded> {
-        self.budget.check()?;
+        self.budget.check_hot()?;
         if bytes <= self.bytes {
             return Ok(());
         }
@@ -1463,6 +1463,11 @@ impl BudgetedString {
 
     pub(crate) fn into_parts(self) -> (String, Option<ExecutionBudgetLease>) {
         (self.inner, self.lease)
+    }
+
+    /// Empty it, keeping its storage and that storage's charge.
+    pub(crate) fn clear(&mut self) {
+        self.inner.clear();
     }
 
     pub(crate) fn into_inner(self) -> String {

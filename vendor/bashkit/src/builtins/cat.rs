@@ -94,6 +94,14 @@ impl Builtin for Cat {
                 } else {
                     vfs_join(ctx.cwd, file).to_string_lossy().into_owned()
                 };
+                // Output kept whole cannot hold an endless device (the backend's bounded
+                // read was a cut answer with exit 0); in a pipeline it streams (above).
+                if super::endless_device(Path::new(&path)).is_some() {
+                    stderr.push_str(&format!(
+                        "cat: {file}: an endless device, and this output is kept whole\n"
+                    ));
+                    continue;
+                }
                 match ctx.fs.read_file(Path::new(&path)).await {
                     Ok(bytes) => raw.try_extend_from_slice(&bytes)?,
                     // GNU cat reports the operand and goes on with the rest.

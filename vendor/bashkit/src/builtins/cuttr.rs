@@ -151,7 +151,6 @@ impl Builtin for Cut {
             }
         };
 
-        let mut output = String::new();
         let line_sep = if zero_terminated { '\0' } else { '\n' };
         let out_sep = if zero_terminated { "\0" } else { "\n" };
 
@@ -168,34 +167,55 @@ impl Builtin for Cut {
             }
         };
 
-        if files.is_empty() || files.iter().all(|f| f.as_str() == "-") {
-            if let Some(stdin) = ctx.stdin {
-                process_input(stdin, &mut output);
-            }
-        } else {
-            for file in &files {
-                if file.as_str() == "-" {
-                    if let Some(stdin) = ctx.stdin {
-                        process_input(stdin, &mut output);
-                    }
+        // Lines are cut as they come: stdin piece by piece (a pipeline's stage holds one
+        // piece, not its input), and the output goes on as it is made.
+        let mut out = super::FilterOutput::new(&ctx)?;
+        let mut output = String::new();
+        let stdin_only = files.is_empty() || files.iter().all(|f| f.as_str() == "-");
+        let sources: &[String] = if stdin_only { &[] } else { &files };
+        let mut stdin_read = false;
+        for file in sources
+            .iter()
+            .map(String::as_str)
+            .chain(stdin_only.then_some("-"))
+        {
+            if file == "-" {
+                if stdin_read {
                     continue;
                 }
+                stdin_read = true;
+                let mut input = super::InputChunks::stdin(&ctx)?;
+                let sep = if zero_terminated { 0 } else { b'\n' };
+                while let Some(piece) = input.next(super::cut_records(sep)).await? {
+                    ctx.consume_budget_work(1)?;
+                    let piece = ctx.collected_input(piece)?;
+                    output.clear();
+                    process_input(&piece, &mut output);
+                    if !out.write(output.as_bytes()).await? {
+                        return Ok(out.finish(141));
+                    }
+                }
+                continue;
+            }
 
-                let path = if file.starts_with('/') {
-                    std::path::PathBuf::from(file)
-                } else {
-                    vfs_join(ctx.cwd, file)
-                };
+            let path = if file.starts_with('/') {
+                std::path::PathBuf::from(file)
+            } else {
+                vfs_join(ctx.cwd, file)
+            };
 
-                let text = match read_named_text(&*ctx.fs, &path, file, "cut").await {
-                    Ok(t) => t,
-                    Err(e) => return Ok(e),
-                };
-                process_input(&text, &mut output);
+            let text = match read_named_text(&*ctx.fs, &path, file, "cut").await {
+                Ok(t) => t,
+                Err(e) => return Ok(e),
+            };
+            output.clear();
+            process_input(&text, &mut output);
+            if !out.write(output.as_bytes()).await? {
+                return Ok(out.finish(141));
             }
         }
 
-        Ok(ExecResult::ok(output))
+        Ok(out.finish(0))
     }
 }
 

@@ -3,15 +3,15 @@
 //! Decision: dd works on whole buffers (VFS files are whole buffers anyway).
 //! `/dev/zero`, `/dev/urandom` and `/dev/random` are generated here at the
 //! size the operands ask for, since the VFS serves them as bounded or absent
-//! files. Every invocation moves at most `DD_MAX_BYTES`
-//! (THREAT[TM-DOS-003]); an unbounded device read without `count=` stops at
-//! the cap and exits 1, like dd running out of space.
+//! files. What a run keeps in memory is bounded by the request's memory limit
+//! (THREAT[TM-DOS-003]; upstream: a fixed 64 MiB). A device read to stdout in a
+//! pipeline streams in pieces, endless without `count=` until its reader goes
+//! (141, SIGPIPE); elsewhere an endless read without `count=` is an error.
 //! Sync padding is admitted by checked length and live-capacity budget before
 //! allocation; the lease remains with the copy buffer through output handling.
 
 use async_trait::async_trait;
 
-use super::limits::DD_MAX_BYTES;
 use super::{Builtin, Context};
 use crate::error::Result;
 use crate::interpreter::ExecResult;
@@ -157,10 +157,11 @@ fn copy_data(
     input: &[u8],
     ibs: usize,
     sync: bool,
+    limit: usize,
     budget: Option<&ExecutionBudget>,
 ) -> Result<BudgetedBytes> {
     let len = if sync {
-        padded_len(input.len(), ibs, DD_MAX_BYTES).ok_or_else(|| {
+        padded_len(input.len(), ibs, limit).ok_or_else(|| {
             crate::LimitExceeded::Memory("dd padded data exceeds byte limit".into())
         })?
     } else {
@@ -215,17 +216,40 @@ impl Builtin for Dd {
             }
         });
 
+        // What the run keeps in memory: the request's memory limit.
+        let limit = super::memory_limit_bytes(&ctx);
+        let to_stdout = matches!(o.output.as_deref(), None | Some("-") | Some("/dev/stdout"));
+        if let (Some(fill), true, Some(out), false) = (
+            o.input
+                .as_deref()
+                .and_then(|p| super::endless_device(std::path::Path::new(p))),
+            to_stdout,
+            ctx.stdout_stream(),
+            o.sync,
+        ) {
+            return stream_device(&ctx, &o, fill, want, &out).await;
+        }
+
         // Read the input.
-        let mut capped = false;
         let input: Vec<u8> = match o.input.as_deref() {
             None | Some("-") | Some("/dev/stdin") => ctx.stdin_bytes().unwrap_or_default().to_vec(),
             Some(path) => {
-                let device_len = want.map_or(DD_MAX_BYTES, |w| w.min(DD_MAX_BYTES));
-                match device_bytes(path, skip_bytes.min(DD_MAX_BYTES) + device_len) {
-                    Some(Ok(bytes)) => {
-                        capped = want.is_none_or(|w| w > DD_MAX_BYTES);
-                        bytes
-                    }
+                let endless = || {
+                    ExecResult::err(
+                        format!(
+                            "dd: {path}: reading it without an end passes the memory limit ({limit} bytes)\n"
+                        ),
+                        1,
+                    )
+                };
+                let is_device = matches!(path, "/dev/zero" | "/dev/urandom" | "/dev/random");
+                // A device gives what `count=` asks for, held whole: at most the memory limit.
+                let device_len = want.filter(|w| w.saturating_add(skip_bytes) <= limit);
+                if is_device && device_len.is_none() {
+                    return Ok(endless());
+                }
+                match device_bytes(path, skip_bytes + device_len.unwrap_or(0)) {
+                    Some(Ok(bytes)) => bytes,
                     Some(Err(e)) => return Ok(ExecResult::err(format!("{e}\n"), 1)),
                     None => {
                         let p = super::resolve_path(ctx.cwd, path);
@@ -246,9 +270,7 @@ impl Builtin for Dd {
         };
         let start = skip_bytes.min(input.len());
         let available = input.len() - start;
-        let requested = want.unwrap_or(available).min(available);
-        capped |= requested > DD_MAX_BYTES;
-        let len = requested.min(DD_MAX_BYTES);
+        let len = want.unwrap_or(available).min(available);
         let budget = ctx
             .execution_budget()
             .map(|budget| {
@@ -258,7 +280,13 @@ impl Builtin for Dd {
             })
             .transpose()?;
         let (full_in, partial_in) = (len / o.ibs, usize::from(!len.is_multiple_of(o.ibs)));
-        let mut data = copy_data(&input[start..start + len], o.ibs, o.sync, budget.as_ref())?;
+        let mut data = copy_data(
+            &input[start..start + len],
+            o.ibs,
+            o.sync,
+            limit,
+            budget.as_ref(),
+        )?;
         if o.ucase {
             data.make_ascii_uppercase();
         } else if o.lcase {
@@ -307,7 +335,7 @@ impl Builtin for Dd {
                 } else {
                     o.seek.saturating_mul(o.obs)
                 };
-                if offset.saturating_add(data.len()) > DD_MAX_BYTES {
+                if offset.saturating_add(data.len()) > limit {
                     return Ok(ExecResult::err(
                         format!("dd: error writing '{path}': File too large\n"),
                         1,
@@ -333,35 +361,78 @@ impl Builtin for Dd {
             }
         }
 
-        let mut err = String::new();
-        if capped {
-            err.push_str(&format!(
-                "dd: stopped after {DD_MAX_BYTES} bytes (bashkit dd limit)\n"
-            ));
-        }
-        if o.status != "none" {
-            err.push_str(&format!(
-                "{full_in}+{partial_in} records in\n{full_out}+{partial_out} records out\n"
-            ));
-            if o.status != "noxfer" {
-                if copied >= 1000 {
-                    err.push_str(&format!(
-                        "{copied} bytes ({}) copied, 0 s, 0 B/s\n",
-                        human(copied)
-                    ));
-                } else if copied == 1 {
-                    err.push_str("1 byte copied, 0 s, 0 B/s\n");
-                } else {
-                    err.push_str(&format!("{copied} bytes copied, 0 s, 0 B/s\n"));
-                }
-            }
-        }
-        result.stderr = err.into();
-        if capped {
-            result.exit_code = 1;
-        }
+        result.stderr =
+            transfer_stats(&o, [full_in, partial_in, full_out, partial_out], copied).into();
         Ok(result)
     }
+}
+
+/// dd's closing report on stderr (`status=` decides how much).
+fn transfer_stats(o: &Opts, records: [usize; 4], copied: usize) -> String {
+    let [full_in, partial_in, full_out, partial_out] = records;
+    let mut err = String::new();
+    if o.status != "none" {
+        err.push_str(&format!(
+            "{full_in}+{partial_in} records in\n{full_out}+{partial_out} records out\n"
+        ));
+        if o.status != "noxfer" {
+            if copied >= 1000 {
+                err.push_str(&format!(
+                    "{copied} bytes ({}) copied, 0 s, 0 B/s\n",
+                    human(copied)
+                ));
+            } else if copied == 1 {
+                err.push_str("1 byte copied, 0 s, 0 B/s\n");
+            } else {
+                err.push_str(&format!("{copied} bytes copied, 0 s, 0 B/s\n"));
+            }
+        }
+    }
+    err
+}
+
+/// A device (`/dev/zero`, `/dev/urandom`) to the next pipeline stage, piece by piece: `want`
+/// bytes, or without end until the reader goes (141, as dd killed by SIGPIPE).
+async fn stream_device(
+    ctx: &Context<'_>,
+    o: &Opts,
+    fill: fn(&mut [u8]) -> Result<()>,
+    want: Option<usize>,
+    out: &super::StdoutStream,
+) -> Result<ExecResult> {
+    let mut buf = vec![0u8; super::STREAM_CHUNK_BYTES];
+    let mut left = want;
+    let mut copied = 0usize;
+    loop {
+        let n = left.map_or(buf.len(), |l| l.min(buf.len()));
+        if n == 0 {
+            break;
+        }
+        let piece = &mut buf[..n];
+        fill(piece)?;
+        if o.ucase {
+            piece.make_ascii_uppercase();
+        } else if o.lcase {
+            piece.make_ascii_lowercase();
+        }
+        ctx.consume_budget_work(1)?;
+        if !out.write(piece).await? {
+            return Ok(ExecResult::with_code(String::new(), 141));
+        }
+        copied += n;
+        if let Some(l) = left.as_mut() {
+            *l -= n;
+        }
+    }
+    let records = [
+        copied / o.ibs,
+        usize::from(!copied.is_multiple_of(o.ibs)),
+        copied / o.obs,
+        usize::from(!copied.is_multiple_of(o.obs)),
+    ];
+    let mut result = ExecResult::ok(String::new());
+    result.stderr = transfer_stats(o, records, copied).into();
+    Ok(result)
 }
 
 #[cfg(test)]

@@ -9,9 +9,7 @@
 use async_trait::async_trait;
 
 use super::arg_parser::{OptArg, gnu_getopt};
-use super::limits::{
-    EXPAND_MAX_OUTPUT_BYTES as MAX_OUTPUT_BYTES, EXPAND_MAX_TAB_STOP as MAX_TAB_STOP,
-};
+use super::limits::EXPAND_MAX_TAB_STOP as MAX_TAB_STOP;
 use super::{Builtin, BuiltinHelper, Context, read_text_file, resolve_path};
 use crate::error::Result;
 use crate::interpreter::ExecResult;
@@ -232,7 +230,9 @@ impl Builtin for Expand {
             Err(e) => return Ok(e),
         };
 
-        let too_big = || Self::err(format!("output exceeds byte limit ({MAX_OUTPUT_BYTES})"), 1);
+        // Output is kept whole: its bound is the memory limit (upstream: 1 MiB).
+        let max_output = super::memory_limit_bytes(&ctx);
+        let too_big = || Self::err(format!("output exceeds byte limit ({max_output})"), 1);
         let mut output = String::new();
         let mut col = 0usize;
         let mut idx = 0usize;
@@ -241,14 +241,14 @@ impl Builtin for Expand {
             if convert && ch == '\t' {
                 let next = stops.next(col, &mut idx).unwrap_or(col + 1);
                 let spaces = next - col;
-                if output.len().saturating_add(spaces) > MAX_OUTPUT_BYTES {
+                if output.len().saturating_add(spaces) > max_output {
                     return Ok(too_big());
                 }
                 output.extend(std::iter::repeat_n(' ', spaces));
                 col = next;
                 continue;
             }
-            if output.len() >= MAX_OUTPUT_BYTES {
+            if output.len() >= max_output {
                 return Ok(too_big());
             }
             match ch {
@@ -420,6 +420,7 @@ fn unexpand_line(line: &str, stops: &TabStops, all: bool, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtins::limits::EXPAND_MAX_OUTPUT_BYTES as MAX_OUTPUT_BYTES;
     use crate::fs::InMemoryFs;
     use std::collections::HashMap;
     use std::path::PathBuf;

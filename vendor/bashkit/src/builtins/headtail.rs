@@ -396,6 +396,15 @@ async fn run(cmd: &str, ctx: Context<'_>) -> Result<ExecResult> {
         }
     }
 
+    // `tail` of stdin alone: read piece by piece, keeping only what can still be selected
+    // (`-n N`, `-c N`) or passing on what is (`-n +N`, `-c +N`).
+    if let (true, [file]) = (cmd == "tail", opts.files.as_slice())
+        && file == "-"
+        && opts.headers != Headers::Always
+    {
+        return tail_stdin(&ctx, opts.selection, opts.unit).await;
+    }
+
     let mut out = Vec::new();
     let mut stderr = String::new();
     let multiple_files = match opts.headers {
@@ -460,6 +469,65 @@ async fn run(cmd: &str, ctx: Context<'_>) -> Result<ExecResult> {
         result.exit_code = 1;
     }
     Ok(result)
+}
+
+/// `tail` of a stream: the last N units kept in a buffer trimmed as it grows (its size stays
+/// within about twice what it must keep plus one piece), or everything from unit N on
+/// passed on as it comes.
+async fn tail_stdin(ctx: &Context<'_>, selection: Selection, unit: Unit) -> Result<ExecResult> {
+    let mut out = super::FilterOutput::new(ctx)?;
+    let mut input = super::InputChunks::stdin(ctx)?;
+    let cut = move |data: &[u8]| match unit {
+        Unit::Lines => memchr::memrchr(b'\n', data).map_or(0, |p| p + 1),
+        Unit::Bytes => data.len(),
+    };
+    let budget = ctx.shell.as_ref().map(|s| s.execution_budget);
+    let mut kept = crate::limits::BudgetedBytes::new(budget)?;
+    let mut trimmed_to = 0usize;
+    // Units still to skip for `+N`.
+    let mut skip = match selection {
+        Selection::From(n) => n.saturating_sub(1),
+        _ => 0,
+    };
+    while let Some(piece) = input.next(cut).await? {
+        ctx.consume_budget_work(1)?;
+        match selection {
+            Selection::From(_) => {
+                let mut start = 0;
+                if skip > 0 {
+                    start = match unit {
+                        Unit::Bytes => skip.min(piece.len()),
+                        Unit::Lines => memchr::memchr_iter(b'\n', &piece)
+                            .nth(skip - 1)
+                            .map_or(piece.len(), |p| p + 1),
+                    };
+                    skip -= match unit {
+                        Unit::Bytes => start,
+                        Unit::Lines => memchr::memchr_iter(b'\n', &piece[..start]).count(),
+                    };
+                }
+                if !out.write(&piece[start..]).await? {
+                    return Ok(out.finish(141));
+                }
+            }
+            _ => {
+                kept.try_extend_from_slice(&piece)?;
+                if kept.len() > 2 * trimmed_to + super::STREAM_CHUNK_BYTES {
+                    let keep = select(&kept, selection, unit).len();
+                    let from = kept.len() - keep;
+                    kept.copy_within(from.., 0);
+                    kept.truncate(keep);
+                    trimmed_to = keep;
+                }
+            }
+        }
+    }
+    if !matches!(selection, Selection::From(_))
+        && !out.write(select(&kept, selection, unit)).await?
+    {
+        return Ok(out.finish(141));
+    }
+    Ok(out.finish(0))
 }
 
 /// The head builtin - output the first N lines or bytes of input.

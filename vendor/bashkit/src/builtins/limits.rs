@@ -56,16 +56,20 @@ pub(crate) const CURL_MAX_REQUEST_BODY_BYTES: usize = 10_000_000;
 
 /// expand/unexpand: max accepted tab stop width.
 pub(crate) const EXPAND_MAX_TAB_STOP: usize = 10_000;
-/// expand: max output bytes per invocation before interpreter-level truncation.
-pub(crate) const EXPAND_MAX_OUTPUT_BYTES: usize = 1_048_576;
+/// expand: max output bytes per invocation without an embedder's limits: the default memory
+/// limit (`memory_limit_bytes`; upstream: a fixed 1 MiB).
+#[cfg(test)]
+pub(crate) const EXPAND_MAX_OUTPUT_BYTES: usize = 32_000_000;
 
 /// dirs/pushd/popd: max entries on the directory stack.
 pub(crate) const DIRSTACK_MAX_SIZE: usize = 4096;
 /// dirs/pushd/popd: max UTF-8 bytes per restored directory-stack entry.
 pub(crate) const DIRSTACK_MAX_ENTRY_BYTES: usize = 4096;
 
-/// find: total stdout cap for default and `-printf` output.
-pub(crate) const FIND_MAX_OUTPUT_BYTES: usize = 1_048_576;
+/// find: total stdout cap without an embedder's limits: the default memory limit
+/// (`memory_limit_bytes`; upstream: a fixed 1 MiB).
+#[cfg(test)]
+pub(crate) const FIND_MAX_OUTPUT_BYTES: usize = 32_000_000;
 
 /// mktemp: max name-collision retries before giving up.
 pub(crate) const MKTEMP_MAX_ATTEMPTS: usize = 64;
@@ -101,9 +105,6 @@ pub(crate) const TIMEOUT_MAX_SECONDS: u64 = 300;
 // yes and seq have no caps of their own: a pipeline reader, the request's memory
 // budget (`max_live_intermediate_bytes`) or its deadline ends them.
 
-/// dd: max bytes one invocation moves (THREAT[TM-DOS-003]: `/dev/zero`
-/// and `/dev/urandom` are unbounded sources).
-pub(crate) const DD_MAX_BYTES: usize = 64 * 1024 * 1024;
 
 /// Result for a builtin that stopped early at one of the caps above.
 ///

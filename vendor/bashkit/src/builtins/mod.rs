@@ -1046,16 +1046,33 @@ pub struct Context<'a> {
     pub(crate) shell: Option<ShellRef<'a>>,
 }
 
-/// Stdin pipe of a streaming filter stage, see [`Context::stdin_stream`].
+/// Fills a buffer with an endless device's next bytes ([`endless_device`]).
+pub(crate) type DeviceFill = fn(&mut [u8]) -> Result<()>;
+
+/// Stdin pipe of a streaming filter stage, or an endless device it was redirected from, see
+/// [`Context::stdin_stream`].
 pub(crate) struct StdinStream {
-    pipe: std::sync::Arc<crate::interpreter::pipe::Pipe>,
+    source: StdinSource,
     budget: crate::ExecutionBudget,
+}
+
+enum StdinSource {
+    Pipe(std::sync::Arc<crate::interpreter::pipe::Pipe>),
+    Device(DeviceFill),
 }
 
 impl StdinStream {
     /// Next chunk of input; empty at end of input.
     pub(crate) async fn read(&self) -> Result<Vec<u8>> {
-        let bytes = self.budget.run(self.pipe.read_some()).await?;
+        let bytes = match &self.source {
+            StdinSource::Pipe(pipe) => self.budget.run(pipe.read_some()).await?,
+            StdinSource::Device(fill) => {
+                self.budget.check()?;
+                let mut buf = vec![0u8; STREAM_CHUNK_BYTES];
+                fill(&mut buf)?;
+                buf
+            }
+        };
         // THREAT[TM-DOS-096]: streaming consumers share the same input ledger
         // as buffered utilities and public CommandInput readers.
         self.budget.consume_input(bytes.len())?;
@@ -1096,7 +1113,7 @@ pub(crate) const STREAM_CHUNK_BYTES: usize = crate::interpreter::pipe::PIPE_CAPA
 /// An endless device (`/dev/zero`, `/dev/urandom`, `/dev/random`): fills a buffer with the
 /// next bytes it would give. Readers that stream (`cat` in a pipeline, `head -c N FILE`) read
 /// it piece by piece instead of through the backend's bounded whole-file read.
-pub(crate) fn endless_device(path: &Path) -> Option<fn(&mut [u8]) -> Result<()>> {
+pub(crate) fn endless_device(path: &Path) -> Option<DeviceFill> {
     fn zeros(buf: &mut [u8]) -> Result<()> {
         buf.fill(0);
         Ok(())
@@ -1235,6 +1252,62 @@ impl StdoutStream {
     }
 }
 
+/// The request's memory limit (its live-bytes budget): the bound of output a builtin keeps
+/// whole (`find`, `expand`, `numfmt`, `dd`), where upstream had fixed caps.
+pub(crate) fn memory_limit_bytes(ctx: &Context<'_>) -> usize {
+    let live = ctx
+        .execution_extension::<crate::limits::ExecutionLimits>()
+        .and_then(|limits| limits.try_with(|l| l.max_live_intermediate_bytes).ok())
+        .unwrap_or_else(|| crate::limits::ExecutionLimits::default().max_live_intermediate_bytes);
+    usize::try_from(live).unwrap_or(usize::MAX)
+}
+
+/// Where a line filter (`sed`, `cut`, `uniq`, `tail`, `awk`) writes: to the next stage or
+/// the call's output as it goes ([`Context::stdout_stream`]), or kept for its result, charged
+/// to the memory budget.
+pub(crate) enum FilterOutput {
+    Stream(StdoutStream),
+    Keep(crate::limits::BudgetedBytes),
+}
+
+impl FilterOutput {
+    pub(crate) fn new(ctx: &Context<'_>) -> Result<Self> {
+        Ok(match ctx.stdout_stream() {
+            Some(out) => Self::Stream(out),
+            None => {
+                let budget = ctx.shell.as_ref().map(|s| s.execution_budget);
+                Self::Keep(crate::limits::BudgetedBytes::new(budget)?)
+            }
+        })
+    }
+
+    /// False once nobody reads (the filter then ends with 141, SIGPIPE).
+    pub(crate) async fn write(&mut self, data: &[u8]) -> Result<bool> {
+        if data.is_empty() {
+            return Ok(true);
+        }
+        match self {
+            Self::Stream(out) => out.write(data).await,
+            Self::Keep(kept) => {
+                kept.try_extend_from_slice(data)?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// The filter's result: what was kept, with `code`.
+    pub(crate) fn finish(self, code: i32) -> ExecResult {
+        match self {
+            Self::Stream(_) => ExecResult::with_code(String::new(), code),
+            Self::Keep(kept) => {
+                let mut result = ExecResult::ok_bytes(kept.into_parts().0);
+                result.exit_code = code;
+                result
+            }
+        }
+    }
+}
+
 impl<'a> Context<'a> {
     /// Exact pipeline stdin bytes.
     pub fn stdin_bytes(&self) -> Option<&[u8]> {
@@ -1333,8 +1406,13 @@ impl<'a> Context<'a> {
     /// already buffered before the stage started; read the rest here.
     pub(crate) fn stdin_stream(&self) -> Option<StdinStream> {
         self.shell.as_ref().and_then(|shell| {
-            shell.stdin_pipe.clone().map(|pipe| StdinStream {
-                pipe,
+            let source = match (&shell.stdin_pipe, shell.stdin_device) {
+                (Some(pipe), _) => StdinSource::Pipe(pipe.clone()),
+                (None, Some(fill)) => StdinSource::Device(fill),
+                (None, None) => return None,
+            };
+            Some(StdinStream {
+                source,
                 budget: shell.execution_budget.clone(),
             })
         })

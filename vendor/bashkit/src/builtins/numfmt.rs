@@ -499,18 +499,15 @@ impl Builtin for Numfmt {
         };
 
         let mut output = String::new();
+        // Output is kept whole: its bound is the memory limit (upstream: 1 MiB).
+        let max_output = super::memory_limit_bytes(&ctx);
 
         if operands.is_empty() {
             // Read from stdin
             if let Some(stdin) = ctx.stdin {
                 for line in stdin.lines() {
-                    if output.len() > MAX_OUTPUT_BYTES {
-                        return Ok(cap_exceeded(
-                            "numfmt",
-                            output,
-                            "output byte",
-                            MAX_OUTPUT_BYTES,
-                        ));
+                    if output.len() > max_output {
+                        return Ok(cap_exceeded("numfmt", output, "output byte", max_output));
                     }
                     match convert_line(line, &opts) {
                         Ok(converted) => {
@@ -524,13 +521,8 @@ impl Builtin for Numfmt {
         } else {
             // Process each operand
             for operand in &operands {
-                if output.len() > MAX_OUTPUT_BYTES {
-                    return Ok(cap_exceeded(
-                        "numfmt",
-                        output,
-                        "output byte",
-                        MAX_OUTPUT_BYTES,
-                    ));
+                if output.len() > max_output {
+                    return Ok(cap_exceeded("numfmt", output, "output byte", max_output));
                 }
                 match convert_line(operand, &opts) {
                     Ok(converted) => {

@@ -1308,7 +1308,7 @@ struct UniqKeyOpts {
 
 /// Get the comparison key for a line: GNU skips N blank-then-nonblank
 /// fields, then N characters, then compares at most `-w` characters.
-fn uniq_key(line: &str, o: &UniqKeyOpts) -> String {
+fn uniq_key<'l>(line: &'l str, o: &UniqKeyOpts) -> std::borrow::Cow<'l, str> {
     let is_blank = |c: char| c == ' ' || c == '\t';
     let mut rest = line;
     for _ in 0..o.skip_fields {
@@ -1323,9 +1323,77 @@ fn uniq_key(line: &str, o: &UniqKeyOpts) -> String {
         .unwrap_or(rest.len());
     let key = &rest[..end];
     if o.case_insensitive {
-        key.to_lowercase()
+        key.to_lowercase().into()
     } else {
-        key.to_string()
+        key.into()
+    }
+}
+
+/// What `uniq` prints, and the group of adjacent equal lines it is in, fed line by line
+/// (a group can span the pieces a pipeline's input arrives in).
+struct UniqGroups<'o> {
+    key_opts: &'o UniqKeyOpts,
+    count: bool,
+    only_duplicates: bool,
+    all_duplicates: bool,
+    only_unique: bool,
+    sep: char,
+    /// The group's lines: its first, or all of them under `-D`.
+    lines: Vec<String>,
+    key: String,
+    size: usize,
+}
+
+impl UniqGroups<'_> {
+    fn push(&mut self, line: &str, out: &mut String) {
+        let key = uniq_key(line, self.key_opts);
+        if self.size > 0 && self.key == key {
+            self.size += 1;
+            if self.all_duplicates {
+                self.lines.push(line.to_string());
+            }
+            return;
+        }
+        self.finish(out);
+        self.key.clear();
+        self.key.push_str(&key);
+        self.lines.push(line.to_string());
+        self.size = 1;
+    }
+
+    /// Print the group so far, if any, and start afresh.
+    fn finish(&mut self, out: &mut String) {
+        let n = self.size;
+        if n == 0 {
+            return;
+        }
+        self.size = 0;
+        let lines = std::mem::take(&mut self.lines);
+        let mut emit = |line: &str| {
+            if self.count {
+                out.push_str(&format!("{:>7} ", n));
+            }
+            out.push_str(line);
+            out.push(self.sep);
+        };
+        if self.all_duplicates {
+            if n > 1 {
+                lines.iter().for_each(|line| emit(line));
+            }
+            return;
+        }
+        let keep = if self.only_duplicates && self.only_unique {
+            false
+        } else if self.only_duplicates {
+            n > 1
+        } else if self.only_unique {
+            n == 1
+        } else {
+            true
+        };
+        if keep && let Some(first) = lines.first() {
+            emit(first);
+        }
     }
 }
 
@@ -1464,78 +1532,75 @@ impl Builtin for Uniq {
         }
 
         let sep = if zero_terminated { '\0' } else { '\n' };
-        let text = match files.first().map(String::as_str) {
-            None | Some("-") => ctx.stdin.map(|s| s.to_string()).unwrap_or_default(),
+        let mut groups = UniqGroups {
+            key_opts: &key_opts,
+            count,
+            only_duplicates,
+            all_duplicates,
+            only_unique,
+            sep,
+            lines: Vec::new(),
+            key: String::new(),
+            size: 0,
+        };
+        // Groups are found as lines come (stdin piece by piece) and printed as they end;
+        // an OUTPUT operand gets everything at the end.
+        let mut out = if files.len() > 1 {
+            let budget = ctx.shell.as_ref().map(|s| s.execution_budget);
+            super::FilterOutput::Keep(crate::limits::BudgetedBytes::new(budget)?)
+        } else {
+            super::FilterOutput::new(&ctx)?
+        };
+        let mut output = String::new();
+        match files.first().map(String::as_str) {
+            None | Some("-") => {
+                let mut input = super::InputChunks::stdin(&ctx)?;
+                while let Some(piece) = input.next(super::cut_records(sep as u8)).await? {
+                    ctx.consume_budget_work(1)?;
+                    let piece = ctx.collected_input(piece)?;
+                    for line in split_records(&piece, sep) {
+                        groups.push(line, &mut output);
+                    }
+                    if !out.write(output.as_bytes()).await? {
+                        return Ok(out.finish(141));
+                    }
+                    output.clear();
+                }
+            }
             Some(file) => {
                 let path = if file.starts_with('/') {
                     std::path::PathBuf::from(file)
                 } else {
                     vfs_join(ctx.cwd, file)
                 };
-                match read_named_text(&*ctx.fs, &path, file, "uniq").await {
+                let text = match read_named_text(&*ctx.fs, &path, file, "uniq").await {
                     Ok(text) => text,
                     Err(e) => return Ok(e),
+                };
+                for line in split_records(&text, sep) {
+                    groups.push(line, &mut output);
                 }
             }
-        };
-        let lines: Vec<&str> = split_records(&text, sep).collect();
-
-        // Group adjacent lines with equal keys.
-        let mut groups: Vec<(usize, usize)> = Vec::new(); // (start, len)
-        let mut prev_key: Option<String> = None;
-        for (idx, line) in lines.iter().enumerate() {
-            let key = uniq_key(line, &key_opts);
-            match (&prev_key, groups.last_mut()) {
-                (Some(pk), Some(g)) if *pk == key => g.1 += 1,
-                _ => groups.push((idx, 1)),
-            }
-            prev_key = Some(key);
+        }
+        groups.finish(&mut output);
+        if !out.write(output.as_bytes()).await? {
+            return Ok(out.finish(141));
         }
 
-        let mut output = String::new();
-        let mut emit = |line: &str, n: usize| {
-            if count {
-                output.push_str(&format!("{:>7} ", n));
-            }
-            output.push_str(line);
-            output.push(sep);
-        };
-        for &(start, n) in &groups {
-            if all_duplicates {
-                if n > 1 {
-                    for line in &lines[start..start + n] {
-                        emit(line, n);
-                    }
-                }
-                continue;
-            }
-            let keep = if only_duplicates && only_unique {
-                false
-            } else if only_duplicates {
-                n > 1
-            } else if only_unique {
-                n == 1
+        if let Some(dest) = files.get(1) {
+            let path = if dest.starts_with('/') {
+                std::path::PathBuf::from(dest)
             } else {
-                true
+                vfs_join(ctx.cwd, dest)
             };
-            if keep {
-                emit(lines[start], n);
-            }
-        }
-
-        if let Some(out) = files.get(1) {
-            let path = if out.starts_with('/') {
-                std::path::PathBuf::from(out)
-            } else {
-                vfs_join(ctx.cwd, out)
-            };
-            if let Err(e) = ctx.fs.write_file(&path, output.as_bytes()).await {
-                return Ok(ExecResult::err(format!("uniq: {out}: {e}\n"), 1));
+            let result = out.finish(0);
+            if let Err(e) = ctx.fs.write_file(&path, result.stdout.as_bytes()).await {
+                return Ok(ExecResult::err(format!("uniq: {dest}: {e}\n"), 1));
             }
             return Ok(ExecResult::ok(String::new()));
         }
 
-        Ok(ExecResult::ok(output))
+        Ok(out.finish(0))
     }
 }
 

@@ -422,6 +422,8 @@ pub(crate) struct ShellRef<'a> {
     pub(crate) stdout_pipe: Option<Arc<pipe::Pipe>>,
     /// Stdin of a streaming filter stage (see `Context::stdin_stream`).
     pub(crate) stdin_pipe: Option<Arc<pipe::Pipe>>,
+    /// Stdin redirected from an endless device (`< /dev/zero`), read piece by piece.
+    pub(crate) stdin_device: Option<builtins::DeviceFill>,
     pub(crate) stderr_pipe: Option<Arc<pipe::Pipe>>,
     pub(crate) command_routes: Option<[crate::command::CommandRoute; 2]>,
     pub(crate) stdout_stream: Option<crate::command::CommandOutput>,
@@ -1819,6 +1821,10 @@ pub struct Interpreter {
     builtin_stdout_pipe: Option<Arc<pipe::Pipe>>,
     /// Input pipe handed to a streaming filter's `Context` (taken at dispatch).
     builtin_stdin_pipe: Option<Arc<pipe::Pipe>>,
+    /// The command about to run reads stdin piece by piece, so `< /dev/zero` can stream.
+    stdin_device_ok: bool,
+    /// `< /dev/zero` (or `/dev/urandom`) of that command (taken at dispatch).
+    builtin_stdin_device: Option<builtins::DeviceFill>,
     /// `$BASH_SUBSHELL`: subshell nesting (`( )`, `$( )`, pipeline stages, jobs).
     bash_subshell: u32,
     /// `$BASHPID` of the subshell running now: a virtual pid from the job
@@ -2536,6 +2542,8 @@ impl Interpreter {
             nofork_now: false,
             builtin_stdout_pipe: None,
             builtin_stdin_pipe: None,
+            stdin_device_ok: false,
+            builtin_stdin_device: None,
             bash_subshell: 0,
             bashpid: 0,
             xtrace_depth: 0,
@@ -2761,6 +2769,8 @@ impl Interpreter {
             nofork_now: false,
             builtin_stdout_pipe: None,
             builtin_stdin_pipe: None,
+            stdin_device_ok: false,
+            builtin_stdin_device: None,
             bash_subshell: self.bash_subshell + 1,
             bashpid: self.jobs.lock().alloc_pid(),
             xtrace_depth: self.xtrace_depth,
@@ -7987,18 +7997,29 @@ impl Interpreter {
     fn streams_stdout(simple: &SimpleCommand) -> bool {
         matches!(
             simple.name.parts.as_slice(),
-            [WordPart::Literal(name)]
-                if matches!(name.as_str(), "yes" | "seq" | "cat" | "grep" | "tr" | "head")
+            [WordPart::Literal(name)] if Self::streams_stdout_name(name)
         )
     }
 
+    fn streams_stdout_name(name: &str) -> bool {
+        const NAMES: &[&str] = &[
+            "yes", "seq", "cat", "grep", "tr", "head", "sed", "awk", "cut", "uniq", "tail", "dd",
+        ];
+        NAMES.contains(&name)
+    }
+
     /// Streaming stages that also read their stdin pipe incrementally
-    /// (`Context::stdin_stream`), so `loop | grep y | head -1` stops early.
+    /// (`Context::stdin_stream`), so `loop | grep y | head -1` stops early
+    /// and a line filter (`sed`, `awk`, `cut`, `uniq`, `tail`) holds a few
+    /// lines of a large stream, not all of it.
     /// They consume incrementally; options such as `tr -s` explicitly collect
     /// budget-owned whole input. Grep summaries can delay output, while -q
     /// still exits after its first matching record.
     fn streams_stdin(name: &str) -> bool {
-        matches!(name, "cat" | "grep" | "tr" | "head" | "wc")
+        const NAMES: &[&str] = &[
+            "cat", "grep", "tr", "head", "wc", "sed", "awk", "cut", "uniq", "tail",
+        ];
+        NAMES.contains(&name)
     }
 
     fn execution_output(&self) -> Option<Arc<crate::execution::ExecutionOutput>> {
@@ -9610,16 +9631,20 @@ impl Interpreter {
                 return Ok(ExecResult::err(stderr, 1));
             }
 
-            // Handle input redirections first
-            let stdin_setup = match self
+            // Handle input redirections first. A command that reads stdin piece by piece
+            // takes an endless device (`< /dev/urandom`) as a stream, not read whole.
+            self.builtin_stdin_device = None;
+            self.stdin_device_ok = streaming_host || Self::streams_stdin(name);
+            let stdin_setup = self
                 .process_input_redirections(
                     stdin,
                     &command.redirects,
                     stdin_demand(name, &args),
                     simple_high_fd_stdin(name, &args),
                 )
-                .await
-            {
+                .await;
+            self.stdin_device_ok = false;
+            let stdin_setup = match stdin_setup {
                 Ok(s) => s,
                 Err(crate::error::Error::CommandFailure(msg)) => {
                     return Ok(ExecResult::err(msg, 1));
@@ -10111,6 +10136,7 @@ impl Interpreter {
                     execution_extensions,
                     stdout_pipe: None,
                     stdin_pipe: None,
+                    stdin_device: None,
                     stderr_pipe: None,
                     command_routes: None,
                     stdout_stream: None,
@@ -10171,9 +10197,8 @@ impl Interpreter {
                 (fs, None)
             };
             let streaming_command = builtin.streams_io();
-            let streaming_utility = bundled
-                && matches!(name, "yes" | "seq" | "cat" | "grep" | "tr" | "head")
-                && self.builtin_stdout_pipe.is_some();
+            let streaming_utility =
+                bundled && Self::streams_stdout_name(name) && self.builtin_stdout_pipe.is_some();
             let routed_output = streaming_command || streaming_utility;
             let command_routes = if routed_output {
                 self.builtin_stdout_pipe = self
@@ -10222,6 +10247,7 @@ impl Interpreter {
                 execution_extensions,
                 stdout_pipe: self.builtin_stdout_pipe.take(),
                 stdin_pipe: self.builtin_stdin_pipe.take(),
+                stdin_device: self.builtin_stdin_device.take(),
                 stderr_pipe,
                 command_routes,
                 stdout_stream: None,

@@ -302,13 +302,15 @@ impl Interpreter {
         };
         let reported = usize::try_from(size)
             .map_err(|_| LimitExceeded::Memory("input redirection size overflow".into()))?;
-        let device = match source.to_str() {
-            // InMemoryFs devices report zero size but materialize these bounded reads.
-            Some("/dev/zero") => 1 << 20,
-            Some("/dev/random" | "/dev/urandom") => 8192,
-            _ => 0,
-        };
-        let size = reported.max(device).max(buffered.unwrap_or(0));
+        // An endless device read whole never ends (the backend's bounded read of 1 MiB or
+        // 8 KiB was a cut answer with exit 0); commands that read piece by piece stream it.
+        if crate::builtins::endless_device(&source).is_some() {
+            return Err(std::io::Error::other(
+                "an endless device, and this command reads its input whole",
+            )
+            .into());
+        }
+        let size = reported.max(buffered.unwrap_or(0));
         budget.consume_input(size)?;
         budget.consume_work(1 + size.div_ceil(1024) as u64)?;
         let raw = budget.lease_bytes(size)?;
@@ -416,9 +418,19 @@ impl Interpreter {
                     }
                     let target_path = self.expand_word(&redirect.target).await?;
                     let path = self.resolve_path(&target_path);
+                    let device = crate::builtins::endless_device(&path)
+                        .filter(|_| high_fd.is_none() && self.stdin_device_ok);
                     // Handle /dev/null at interpreter level - cannot be bypassed
                     if self.fd_alias(&path) == Some(0) {
                         // `< /dev/stdin` re-reads the current stdin: no-op.
+                    } else if let Some(fill) = device {
+                        // Read piece by piece by the command (`Context::stdin_stream`).
+                        self.builtin_stdin_device = Some(fill);
+                        set_stdin_slot(
+                            &mut stdin,
+                            Some(crate::StreamData::new()),
+                            [None, None, None],
+                        );
                     } else if is_dev_null(&path) {
                         set_stdin_slot(
                             &mut stdin,

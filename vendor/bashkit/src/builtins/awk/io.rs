@@ -21,6 +21,7 @@
 //!   and in retained bytes; every load is charged to the request budget,
 //!   which `close()` cannot refund.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
@@ -40,6 +41,9 @@ use crate::interpreter::ExecResult;
 /// File redirections flush once this many bytes are buffered.
 const FILE_FLUSH_BYTES: usize = 8 * 1024;
 
+/// Streamed stdout is handed on between records once this many bytes are buffered.
+const STREAM_FLUSH_BYTES: usize = crate::builtins::STREAM_CHUNK_BYTES;
+
 /// Record separator mode.
 #[derive(Clone)]
 pub(super) enum RsMode {
@@ -50,12 +54,42 @@ pub(super) enum RsMode {
     Regex(Arc<AwkRegex>),
 }
 
-/// An input source held in memory.
+/// The main input when it is a pipeline's stdin: read piece by piece, so awk holds a few
+/// records of it, not all of it.
+pub(super) struct StreamSource {
+    input: crate::builtins::StdinStream,
+    /// The end of an incomplete UTF-8 character, decoded with the next piece.
+    partial: Vec<u8>,
+}
+
+/// An input source held in memory, or the part of a stream read and not yet consumed.
 pub(super) struct Reader {
     data: String,
     pos: usize,
     /// Exit status of the command that produced it (`cmd | getline`).
     status: i32,
+    /// More of it still to come.
+    stream: Option<StreamSource>,
+}
+
+/// How long the complete UTF-8 prefix of `data` is (an incomplete last character waits for
+/// the rest; invalid bytes are decoded as they are).
+fn complete_utf8(data: &[u8]) -> usize {
+    let len = data.len();
+    for back in 1..=len.min(4) {
+        let b = data[len - back];
+        if b & 0xC0 == 0x80 {
+            continue;
+        }
+        let width = match b {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        return if width > back { len - back } else { len };
+    }
+    len
 }
 
 impl Reader {
@@ -64,11 +98,68 @@ impl Reader {
             data,
             pos: 0,
             status: 0,
+            stream: None,
         }
     }
 
-    /// Next record and its terminator (`RT`).
-    pub(super) fn read(&mut self, rs: &RsMode) -> Option<(String, String)> {
+    /// `data` now, then what `input` brings.
+    pub(super) fn streaming(data: String, input: crate::builtins::StdinStream) -> Self {
+        Reader {
+            stream: Some(StreamSource {
+                input,
+                partial: Vec::new(),
+            }),
+            ..Reader::new(data)
+        }
+    }
+
+    /// Whether the next record needs input not read yet: its terminator is not in sight, or
+    /// a longer one could follow (blank lines after a paragraph, a regex `RS`).
+    fn needs_more(&self, rs: &RsMode) -> bool {
+        if self.stream.is_none() {
+            return false;
+        }
+        let rest = &self.data[self.pos..];
+        match rs {
+            RsMode::Newline => memchr::memchr(b'\n', rest.as_bytes()).is_none(),
+            RsMode::Char(c) => !rest.contains(*c),
+            RsMode::Paragraph => {
+                let body = rest.trim_start_matches('\n');
+                match body.find("\n\n") {
+                    Some(i) => body[i..].trim_start_matches('\n').is_empty(),
+                    None => true,
+                }
+            }
+            RsMode::Regex(_) => true,
+        }
+    }
+
+    /// Read the next piece of the stream into `data`; at its end, the stream is gone.
+    async fn fill(&mut self) -> crate::error::Result<()> {
+        let Some(source) = self.stream.as_mut() else {
+            return Ok(());
+        };
+        let chunk = source.input.read().await?;
+        if self.pos > 0 {
+            self.data.drain(..self.pos);
+            self.pos = 0;
+        }
+        if chunk.is_empty() {
+            let rest = std::mem::take(&mut source.partial);
+            self.data.push_str(&String::from_utf8_lossy(&rest));
+            self.stream = None;
+            return Ok(());
+        }
+        let mut bytes = std::mem::take(&mut source.partial);
+        bytes.extend_from_slice(&chunk);
+        let complete = complete_utf8(&bytes);
+        source.partial = bytes.split_off(complete);
+        self.data.push_str(&String::from_utf8_lossy(&bytes));
+        Ok(())
+    }
+
+    /// Next record and its terminator (`RT`; a newline or nothing needs no allocation).
+    pub(super) fn read(&mut self, rs: &RsMode) -> Option<(String, Cow<'static, str>)> {
         let d = &self.data;
         let p = self.pos;
         let len = d.len();
@@ -85,12 +176,16 @@ impl Reader {
                     Some(i) => {
                         let rec = d[p..p + i].to_string();
                         self.pos = p + i + sep.len_utf8();
-                        Some((rec, sep.to_string()))
+                        let rt = match sep {
+                            '\n' => Cow::Borrowed("\n"),
+                            other => Cow::Owned(other.to_string()),
+                        };
+                        Some((rec, rt))
                     }
                     None => {
                         let rec = d[p..].to_string();
                         self.pos = len;
-                        Some((rec, String::new()))
+                        Some((rec, Cow::Borrowed("")))
                     }
                 }
             }
@@ -110,14 +205,17 @@ impl Reader {
                         while j < len && d.as_bytes()[j] == b'\n' {
                             j += 1;
                         }
-                        let r = (d[s..end].to_string(), d[end..j].to_string());
+                        let r = (d[s..end].to_string(), d[end..j].to_string().into());
                         self.pos = j;
                         Some(r)
                     }
                     None => {
                         let rest = &d[s..];
                         let trimmed = rest.trim_end_matches('\n');
-                        let r = (trimmed.to_string(), rest[trimmed.len()..].to_string());
+                        let r = (
+                            trimmed.to_string(),
+                            rest[trimmed.len()..].to_string().into(),
+                        );
                         self.pos = len;
                         Some(r)
                     }
@@ -132,7 +230,7 @@ impl Reader {
                     match re.find_at(d, from) {
                         Some((s, e)) if s == e => from = next_char(d, s),
                         Some((s, e)) => {
-                            let r = (d[p..s].to_string(), d[s..e].to_string());
+                            let r = (d[p..s].to_string(), d[s..e].to_string().into());
                             self.pos = e;
                             return Some(r);
                         }
@@ -141,7 +239,7 @@ impl Reader {
                 }
                 let rec = d[p..].to_string();
                 self.pos = len;
-                Some((rec, String::new()))
+                Some((rec, Cow::Borrowed("")))
             }
         }
     }
@@ -186,6 +284,10 @@ pub(super) struct Host {
     pub(super) cwd: PathBuf,
     pub(super) env: Vec<(String, String)>,
     pub(super) stdin: Option<String>,
+    /// The rest of stdin, when it is a pipe read piece by piece.
+    pub(super) stdin_stream: Option<crate::builtins::StdinStream>,
+    /// Where stdout goes as it is made, when awk is a pipeline stage.
+    pub(super) stdout_stream: Option<crate::builtins::StdoutStream>,
     pub(super) budget: Option<crate::limits::ExecutionBudget>,
     pub(super) clock: Date,
     pub(super) bridge: Option<Bridge>,
@@ -231,6 +333,10 @@ pub(super) struct Io {
     main: MainInput,
     stdin_taken: bool,
     warned_no_commands: bool,
+    /// An error of the shell's reading stdin or writing stdout (a limit, a cancelled call).
+    pub(super) host_error: Option<crate::error::Error>,
+    /// Main-input records read and not yet charged as work.
+    uncharged_records: u64,
 }
 
 impl Io {
@@ -248,15 +354,22 @@ impl Io {
             main: MainInput::default(),
             stdin_taken: false,
             warned_no_commands: false,
+            host_error: None,
+            uncharged_records: 0,
         }
     }
 
-    fn take_stdin(&mut self) -> String {
+    /// Stdin as a reader: streamed when it is a pipe.
+    fn take_stdin(&mut self) -> Reader {
         if self.stdin_taken {
-            return String::new();
+            return Reader::new(String::new());
         }
         self.stdin_taken = true;
-        self.host.stdin.take().unwrap_or_default()
+        let data = self.host.stdin.take().unwrap_or_default();
+        match self.host.stdin_stream.take() {
+            Some(input) => Reader::streaming(data, input),
+            None => Reader::new(data),
+        }
     }
 
     fn resolve(&self, name: &str) -> PathBuf {
@@ -289,20 +402,39 @@ impl Interp {
     // ----- main input -----
 
     pub(super) async fn next_main_record(&mut self) -> R<Option<String>> {
+        if self.io.host.stdout_stream.is_some() && self.io.stdout.len() >= STREAM_FLUSH_BYTES {
+            self.flush_stdout().await?;
+        }
         loop {
+            let rs = self.rs.clone();
+            while let Some(r) = self.io.main.cur.as_mut()
+                && r.needs_more(&rs)
+            {
+                if let Err(e) = r.fill().await {
+                    return Err(self.host_failed(e));
+                }
+            }
             if let Some(r) = self.io.main.cur.as_mut() {
-                let rs = self.rs.clone();
                 if let Some((rec, rt)) = r.read(&rs) {
-                    if let Some(b) = &self.io.host.budget
-                        && let Err(e) = b.consume_work(1)
+                    // Records are charged 32 at a time (two atomic updates a record were a
+                    // twentieth of a simple program's time).
+                    self.io.uncharged_records += 1;
+                    if self.io.uncharged_records == 32
+                        && let Some(b) = &self.io.host.budget
                     {
-                        return Err(self.budget_exhausted(e));
+                        self.io.uncharged_records = 0;
+                        if let Err(e) = b.consume_work(32) {
+                            return Err(self.budget_exhausted(e));
+                        }
                     }
                     self.nr += 1.0;
                     self.fnr += 1.0;
                     self.globals[special::NR as usize] = Cell::Val(Value::Num(self.nr));
                     self.globals[special::FNR as usize] = Cell::Val(Value::Num(self.fnr));
-                    self.globals[special::RT as usize] = Cell::Val(Value::Str(rt));
+                    if !matches!(&self.globals[special::RT as usize], Cell::Val(Value::Str(s)) if *s == *rt)
+                    {
+                        self.globals[special::RT as usize] = Cell::Val(Value::Str(rt.into_owned()));
+                    }
                     return Ok(Some(rec));
                 }
                 self.end_main_file().await?;
@@ -367,7 +499,9 @@ impl Interp {
             }
             self.io.main.used = true;
             let data = if arg == "-" || arg == "/dev/stdin" {
-                self.io.take_stdin()
+                let reader = self.io.take_stdin();
+                self.start_main_file(arg, reader).await?;
+                return Ok(true);
             } else {
                 let path = self.io.resolve(&arg);
                 if let Ok(meta) = self.io.host.fs.stat(&path).await
@@ -395,26 +529,60 @@ impl Interp {
                     }
                 }
             };
-            self.start_main_file(arg, data).await?;
+            self.start_main_file(arg, Reader::new(data)).await?;
             return Ok(true);
         }
         if !self.io.main.used {
             self.io.main.used = true;
-            let data = self.io.take_stdin();
-            self.start_main_file(String::new(), data).await?;
+            let reader = self.io.take_stdin();
+            self.start_main_file(String::new(), reader).await?;
             return Ok(true);
         }
         Ok(false)
     }
 
-    async fn start_main_file(&mut self, name: String, data: String) -> R<()> {
+    /// Hand what awk printed so far to the next stage; once nobody reads, awk stops as on
+    /// SIGPIPE (141, no `END`).
+    pub(super) async fn flush_stdout(&mut self) -> R<()> {
+        let Some(out) = self.io.host.stdout_stream.as_ref() else {
+            return Ok(());
+        };
+        match out.write(self.io.stdout.as_bytes()).await {
+            Ok(true) => {
+                self.io.stdout.clear();
+                Ok(())
+            }
+            Ok(false) => {
+                self.io.stdout.clear();
+                self.io.host.stdout_stream = None;
+                self.exit_code = 141;
+                Err(Unwind::Fatal)
+            }
+            Err(e) => Err(self.host_failed(e)),
+        }
+    }
+
+    /// The shell failed to read stdin or write stdout for awk: a limit is the budget's
+    /// error, anything else ends awk with the shell's error.
+    fn host_failed(&mut self, e: crate::error::Error) -> Unwind {
+        match e {
+            crate::error::Error::ResourceLimit(limit) => self.budget_exhausted(limit),
+            other => {
+                self.fatal = true;
+                self.io.host_error.get_or_insert(other);
+                Unwind::Fatal
+            }
+        }
+    }
+
+    async fn start_main_file(&mut self, name: String, reader: Reader) -> R<()> {
         self.set_var(
             super::ast::VarRef::Global(special::FILENAME),
             Value::Str(name),
         )?;
         self.fnr = 0.0;
         self.globals[special::FNR as usize] = Cell::Val(Value::Num(0.0));
-        self.io.main.cur = Some(Reader::new(data));
+        self.io.main.cur = Some(reader);
         let prog = self.prog.clone();
         self.run_blocks(&prog.beginfile).await
     }
@@ -447,7 +615,7 @@ impl Interp {
                 let rec = self.io.readers.get_mut(&name).and_then(|r| r.read(&rs));
                 match rec {
                     Some((rec, rt)) => {
-                        self.globals[special::RT as usize] = Cell::Val(Value::Str(rt));
+                        self.globals[special::RT as usize] = Cell::Val(Value::Str(rt.into_owned()));
                         self.getline_store(var, rec).await?;
                         Ok(Value::Num(1.0))
                     }
@@ -471,7 +639,7 @@ impl Interp {
                 match rec {
                     // Like gawk, redirected getline leaves NR and FNR alone.
                     Some((rec, rt)) => {
-                        self.globals[special::RT as usize] = Cell::Val(Value::Str(rt));
+                        self.globals[special::RT as usize] = Cell::Val(Value::Str(rt.into_owned()));
                         self.getline_store(var, rec).await?;
                         Ok(Value::Num(1.0))
                     }
@@ -530,7 +698,13 @@ impl Interp {
     async fn open_file_reader(&mut self, name: &str) -> R<bool> {
         self.check_reader_slots()?;
         let data = if name == "-" || name == "/dev/stdin" {
-            self.io.take_stdin()
+            let mut reader = self.io.take_stdin();
+            while reader.stream.is_some() {
+                if let Err(e) = reader.fill().await {
+                    return Err(self.host_failed(e));
+                }
+            }
+            reader.data
         } else {
             let path = self.io.resolve(name);
             let fs = self.io.host.fs.clone();

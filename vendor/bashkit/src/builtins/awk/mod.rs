@@ -383,6 +383,13 @@ impl Awk {
             cwd: ctx.cwd.clone(),
             env,
             stdin: ctx.stdin.map(|s| s.text_lossy().into_owned()),
+            stdin_stream: ctx.stdin_stream(),
+            // With a plan driver, output goes out through the driver's steps.
+            stdout_stream: if bridge.is_none() {
+                ctx.stdout_stream()
+            } else {
+                None
+            },
             budget: ctx
                 .execution_budget()
                 .and_then(|b| b.try_with(Clone::clone).ok()),
@@ -470,6 +477,9 @@ impl Awk {
         if let Some(e) = interp.budget_error.take() {
             return Err(e.into());
         }
+        if let Some(e) = interp.io.host_error.take() {
+            return Err(e);
+        }
         let mut r = ExecResult::with_code(std::mem::take(&mut interp.io.stdout), code);
         r.stderr = std::mem::take(&mut interp.io.stderr).into();
         Ok(r)
@@ -493,7 +503,14 @@ impl Builtin for Awk {
         match self.setup(&ctx, None).await? {
             Setup::Done(r) => Ok(*r),
             Setup::Run(mut interp) => {
-                let code = interp.run().await;
+                let mut code = interp.run().await;
+                // What is left of streamed output goes now (none once nobody reads).
+                if interp.io.host.stdout_stream.is_some()
+                    && interp.flush_stdout().await.is_err()
+                    && interp.io.host.stdout_stream.is_none()
+                {
+                    code = 141;
+                }
                 Self::result(&mut interp, code)
             }
         }

@@ -36,7 +36,6 @@ use async_trait::async_trait;
 
 use parse::{Cmp, Expr, Follow, Identity, NewerRef, Options, PermKind, TimeField};
 
-use super::limits::FIND_MAX_OUTPUT_BYTES;
 use super::{
     Builtin, Context, Date, ExecutionPlan, PlanDriver, PlanStep, SubCommand, fnmatch, resolve_path,
 };
@@ -637,7 +636,7 @@ impl FindRun {
             stderr: StreamData::new(),
             out_files,
             own_bytes: 0,
-            output_cap: FIND_MAX_OUTPUT_BYTES,
+            output_cap: super::memory_limit_bytes(ctx),
             failed: false,
         })
     }

@@ -36,20 +36,83 @@
 //! - Input is one continuous stream across operands unless `-s`/`-i` asks for
 //!   per-file streams, so `$`, line numbers and `q` behave like GNU (finding D).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use super::pattern::SedRegex;
 use super::script::{Addr, CaseOp, EndAddr, Kind, Program, RepPart, StartAddr, Subst};
 use crate::builtins::limits::SED_MAX_CYCLE_STEPS;
 use crate::limits::{BudgetedString, ExecutionBudget, LimitExceeded};
 
-/// One input line plus the two facts the engine needs about it.
+/// One input line plus the two facts the engine needs about it (the tests' input).
+#[cfg(test)]
 pub(super) struct InputLine {
     pub(super) text: String,
     /// Whether the line was terminated in the input.
     pub(super) had_newline: bool,
     /// Index into the operand list, for `F` and for `-s`/`-i` segmentation.
     pub(super) file: usize,
+}
+
+/// One input line held in [`LineQueue`]: its bytes in the queue's text.
+struct QueuedLine {
+    start: usize,
+    end: usize,
+    had_newline: bool,
+    file: usize,
+}
+
+/// Input lines not yet read, fed piece by piece (a pipe's stdin) or all at once (files),
+/// with whether more can come. One line of lookahead is enough for `$`: a cycle starts, and
+/// `n`/`N` read, only while a second line (or the end of input) is known.
+#[derive(Default)]
+struct LineQueue {
+    text: String,
+    lines: VecDeque<QueuedLine>,
+    done: bool,
+}
+
+impl LineQueue {
+    /// Queue the lines of `text` from operand `file`. Every line but the last ends with
+    /// `sep`; the last may lack it only when `text` is the end of that operand.
+    fn feed(&mut self, text: &str, sep: char, file: usize) {
+        if let Some(first) = self.lines.front()
+            && first.start > 0
+        {
+            let shift = first.start;
+            self.text.drain(..shift);
+            for line in &mut self.lines {
+                line.start -= shift;
+                line.end -= shift;
+            }
+        } else if self.lines.is_empty() {
+            self.text.clear();
+        }
+        let base = self.text.len();
+        self.text.push_str(text);
+        let mut start = 0;
+        for (idx, _) in text.match_indices(sep) {
+            self.lines.push_back(QueuedLine {
+                start: base + start,
+                end: base + idx,
+                had_newline: true,
+                file,
+            });
+            start = idx + sep.len_utf8();
+        }
+        if start < text.len() {
+            self.lines.push_back(QueuedLine {
+                start: base + start,
+                end: base + text.len(),
+                had_newline: false,
+                file,
+            });
+        }
+    }
+
+    /// A line can be read now: one is queued and whether it is the last is known.
+    fn ready(&self) -> bool {
+        self.lines.len() >= 2 || self.done
+    }
 }
 
 /// Output buffer that reproduces GNU sed's missing-newline handling.
@@ -148,9 +211,21 @@ enum Cycle {
     /// Abort the segment now; the error is parked on the output sink and
     /// surfaced as `Err` by the trailing sink-error check.
     Break,
+    /// `n`/`N` at `pc` needs a line not fed yet: the cycle resumes there.
+    NeedInput,
 }
 
 pub(super) struct Machine<'a> {
+    input: LineQueue,
+    /// Lines read so far (all segments): restarts and steps that read nothing are bounded.
+    lines_read: usize,
+    /// Where a cycle stopped for input (`Cycle::NeedInput`): its command and step count.
+    resume: Option<(usize, usize)>,
+    restart: bool,
+    restarts: usize,
+    restart_cursor: usize,
+    /// The segment ended (end of input, a limit, the loop limit).
+    stopped: bool,
     prog: &'a Program,
     names: &'a [String],
     read_files: &'a HashMap<String, String>,
@@ -165,6 +240,8 @@ pub(super) struct Machine<'a> {
 
     range: Vec<RangeState>,
     hold: BudgetedString,
+    /// Where `s///` builds the new pattern space (swapped with it).
+    spare: BudgetedString,
     /// GNU tracks "was this line terminated" on the hold space too, and `g`,
     /// `G` and `x` carry it onto the pattern space. The hold space starts out
     /// terminated, which is why `printf 'ab' | sed G` emits a trailing newline
@@ -181,8 +258,6 @@ pub(super) struct Machine<'a> {
     flush_newline_on_quit: bool,
 
     // Per-segment state.
-    lines: &'a [InputLine],
-    cursor: usize,
     line_no: usize,
     ps: BudgetedString,
     ps_had_newline: bool,
@@ -220,7 +295,15 @@ impl<'a> Machine<'a> {
         }
         let hold = BudgetedString::new(execution_budget.as_ref())?;
         let ps = BudgetedString::new(execution_budget.as_ref())?;
+        let spare = BudgetedString::new(execution_budget.as_ref())?;
         Ok(Machine {
+            input: LineQueue::default(),
+            lines_read: 0,
+            resume: None,
+            restart: false,
+            restarts: 0,
+            restart_cursor: 0,
+            stopped: false,
             prog,
             names,
             read_files,
@@ -232,6 +315,7 @@ impl<'a> Machine<'a> {
             write_files: HashMap::new(),
             range: Vec::new(),
             hold,
+            spare,
             hold_had_newline: true,
             appends: Vec::new(),
             read_cursor: HashMap::new(),
@@ -239,8 +323,6 @@ impl<'a> Machine<'a> {
             exit_code: None,
             warned: false,
             flush_newline_on_quit: false,
-            lines: &[],
-            cursor: 0,
             line_no: 0,
             ps,
             execution_budget,
@@ -281,72 +363,116 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Take pattern space out, leaving a budget-attached empty behind.
-    /// (`BudgetedString` is not `Default`, so `mem::take` cannot be used.)
-    /// Fails closed like [`Self::fresh_space`] when the budget is dead.
-    fn take_ps(&mut self) -> Result<BudgetedString, LimitExceeded> {
-        let fresh = self.fresh_space()?;
-        Ok(std::mem::replace(&mut self.ps, fresh))
+    /// Run one input stream held whole and return everything it wrote to stdout.
+    #[cfg(test)]
+    pub(super) fn run_segment(&mut self, lines: &[InputLine]) -> Result<String, LimitExceeded> {
+        self.begin_segment();
+        for line in lines {
+            let mut text = line.text.clone();
+            if line.had_newline {
+                text.push(self.sep);
+            }
+            self.feed(&text, line.file);
+        }
+        self.end_input();
+        self.run()?;
+        let out = self.output()?.to_string();
+        Ok(out)
     }
 
-    /// Replace pattern space, dropping the old charge before taking the new
-    /// one so a same-size rewrite near the limit is not double-counted.
-    fn set_ps(&mut self, text: &str) -> Result<(), LimitExceeded> {
-        self.ps = self.fresh_space()?;
-        self.ps.try_push_str(text)
-    }
-
-    /// Run one input stream and return everything it wrote to stdout.
-    pub(super) fn run_segment(&mut self, lines: &'a [InputLine]) -> Result<String, LimitExceeded> {
-        self.lines = lines;
-        self.cursor = 0;
+    /// Start an input stream (the whole input, or one operand under `-s`/`-i`).
+    pub(super) fn begin_segment(&mut self) {
+        self.input = LineQueue::default();
+        self.out.missing_newline = false;
         self.line_no = 0;
         self.range = vec![RangeState::default(); self.prog.cmds.len()];
-        self.out = Sink::with_sep(self.sep, self.execution_budget.as_ref());
+        self.resume = None;
+        self.restart = false;
+        self.restarts = 0;
+        self.restart_cursor = self.lines_read;
+        self.stopped = false;
+    }
 
-        let mut restart = false;
+    /// Queue input of operand `file` (see [`LineQueue::feed`]).
+    pub(super) fn feed(&mut self, text: &str, file: usize) {
+        self.input.feed(text, self.sep, file);
+    }
+
+    /// No more input comes in this segment.
+    pub(super) fn end_input(&mut self) {
+        self.input.done = true;
+    }
+
+    /// The segment is over: `q`, the end of its input, or an error.
+    pub(super) fn segment_done(&self) -> bool {
+        self.stopped || self.exit_code.is_some() || self.out.error.is_some()
+    }
+
+    /// Output written so far and not yet taken ([`Self::clear_output`]).
+    pub(super) fn output(&mut self) -> Result<&str, LimitExceeded> {
+        match self.out.error.take() {
+            Some(error) => Err(error),
+            None => Ok(&self.out.buf),
+        }
+    }
+
+    pub(super) fn clear_output(&mut self) {
+        self.out.buf.clear();
+    }
+
+    /// Run cycles over the queued input until more is needed or the segment is over.
+    pub(super) fn run(&mut self) -> Result<(), LimitExceeded> {
         // THREAT[TM-DOS]: `D` restarts the script without reading input, so a
         // script like `G;D` never terminates and grows the pattern space
         // without bound. The per-cycle step budget cannot see across restarts,
         // so they get their own budget, reset whenever a line is read.
-        let mut restarts = 0usize;
-        let mut restart_cursor = self.cursor;
         loop {
             if let Some(budget) = &self.execution_budget
-                && let Err(error) = budget.check()
+                && let Err(error) = budget.check_hot()
             {
                 return Err(error);
             }
-            if self.exit_code.is_some() {
+            if self.segment_done() {
                 break;
             }
-            // `D` restarts the script on what is left of the pattern space
-            // without reading input, and GNU only clears the `t` flag when a
-            // line is actually read, so the reset lives in `read_next`.
-            if restart {
-                restarts += 1;
-                if restarts > SED_MAX_CYCLE_STEPS {
+            if self.resume.is_some() {
+                if !self.input.ready() {
+                    return Ok(());
+                }
+            } else if self.restart {
+                // `D` restarts the script on what is left of the pattern space
+                // without reading input, and GNU only clears the `t` flag when a
+                // line is actually read, so the reset lives in `read_next`.
+                self.restarts += 1;
+                if self.restarts > SED_MAX_CYCLE_STEPS {
                     self.warn_loop_limit();
+                    self.stopped = true;
                     break;
                 }
-                if self.cursor != restart_cursor {
+                if self.lines_read != self.restart_cursor {
                     // The restarted cycles consumed input (`$!N;P;D`), so
                     // they are bounded by the input; only count restarts
                     // that read nothing.
-                    restarts = 0;
-                    restart_cursor = self.cursor;
+                    self.restarts = 0;
+                    self.restart_cursor = self.lines_read;
                 }
             } else {
+                if !self.input.ready() {
+                    return Ok(());
+                }
                 if !self.read_next() {
+                    self.stopped = true;
                     break;
                 }
-                restarts = 0;
-                restart_cursor = self.cursor;
+                self.restarts = 0;
+                self.restart_cursor = self.lines_read;
             }
-            restart = false;
+            self.restart = false;
 
             match self.cycle() {
+                Cycle::NeedInput => return Ok(()),
                 Cycle::Break => {
+                    self.stopped = true;
                     break;
                 }
                 Cycle::Auto => {
@@ -358,7 +484,7 @@ impl<'a> Machine<'a> {
                 Cycle::Silent => self.flush_appends(),
                 Cycle::Restart => {
                     self.flush_appends();
-                    restart = true;
+                    self.restart = true;
                 }
             }
 
@@ -366,30 +492,31 @@ impl<'a> Machine<'a> {
                 self.out.flush_pending();
             }
         }
-
-        let replacement = Sink::with_sep(self.sep, self.execution_budget.as_ref());
-        let out = std::mem::replace(&mut self.out, replacement);
-        match out.error {
+        match self.out.error.take() {
             Some(error) => Err(error),
-            None => Ok(out.buf.into_inner()),
+            None => Ok(()),
         }
     }
 
     fn cycle(&mut self) -> Cycle {
         let cmds = &self.prog.cmds;
-        let mut pc = 0usize;
-        let mut steps = 0usize;
+        let (mut pc, mut steps) = self.resume.take().unwrap_or((0, 0));
         // The step budget is per line read: a loop that keeps reading input
         // with `N`/`n` (`:b;$!N;...;bb`) is bounded by the input instead.
-        let mut step_cursor = self.cursor;
+        let mut step_cursor = self.lines_read;
 
         while pc < cmds.len() {
-            if self.cursor != step_cursor {
-                step_cursor = self.cursor;
+            if self.lines_read != step_cursor {
+                step_cursor = self.lines_read;
                 steps = 0;
             }
+            // `n` and `N` read a line, and whether it is the last must be known after.
+            if matches!(cmds[pc].kind, Kind::Next | Kind::NextAppend) && !self.input.ready() {
+                self.resume = Some((pc, steps));
+                return Cycle::NeedInput;
+            }
             if let Some(budget) = &self.execution_budget
-                && let Err(error) = budget.check().and_then(|()| budget.consume_work(1))
+                && let Err(error) = budget.consume_work(1)
             {
                 return self.space_fail(error);
             }
@@ -531,28 +658,28 @@ impl<'a> Machine<'a> {
                 }
                 Kind::NextAppend => {
                     self.flush_appends();
-                    if self.cursor >= self.lines.len() {
+                    let Some(line) = self.input.lines.pop_front() else {
                         // GNU extension: print what we have and stop.
                         self.exit_code = Some(0);
                         return Cycle::Auto;
-                    }
-                    let line = &self.lines[self.cursor];
+                    };
+                    let text = &self.input.text[line.start..line.end];
                     // GNU joins with the buffer delimiter (NUL under -z).
                     if let Err(error) = self
                         .ps
                         .try_push(self.sep)
-                        .and_then(|()| self.ps.try_push_str(&line.text))
+                        .and_then(|()| self.ps.try_push_str(text))
                     {
                         return self.space_fail(error);
                     }
                     if let Some(budget) = &self.execution_budget
-                        && let Err(error) = budget.consume_input(line.text.len())
+                        && let Err(error) = budget.consume_input(line.end - line.start)
                     {
                         return self.space_fail(error);
                     }
                     self.ps_had_newline = line.had_newline;
                     self.cur_file = line.file;
-                    self.cursor += 1;
+                    self.lines_read += 1;
                     self.line_no += 1;
                     self.sub_made = false;
                 }
@@ -712,29 +839,10 @@ impl<'a> Machine<'a> {
     }
 
     fn read_next(&mut self) -> bool {
-        if self.cursor >= self.lines.len() {
+        let Some(line) = self.input.lines.pop_front() else {
             return false;
-        }
-        let line = &self.lines[self.cursor];
-        // Admit the transient line clone as scratch BEFORE allocating it:
-        // the clone lives until set_ps stores a fresh charged copy, so its
-        // bytes stay charged the whole time. Admission itself fails closed.
-        let _scratch = match &self.execution_budget {
-            Some(budget) => match budget.lease_bytes(line.text.len()) {
-                Ok(lease) => Some(lease),
-                Err(error) => {
-                    if self.out.error.is_none() {
-                        self.out.error = Some(error);
-                    }
-                    self.warned = true;
-                    return false;
-                }
-            },
-            None => None,
         };
-        let text = line.text.clone();
-        let had_newline = line.had_newline;
-        let file = line.file;
+        let text = &self.input.text[line.start..line.end];
         if let Some(budget) = &self.execution_budget
             && let Err(error) = budget.consume_input(text.len())
         {
@@ -744,16 +852,19 @@ impl<'a> Machine<'a> {
             self.warned = true;
             return false;
         }
-        if let Err(error) = self.set_ps(&text) {
+        // Pattern space keeps its storage (and its charge) from line to line; a dead
+        // budget refuses the write.
+        self.ps.clear();
+        if let Err(error) = self.ps.try_push_str(text) {
             if self.out.error.is_none() {
                 self.out.error = Some(error);
             }
             self.warned = true;
             return false;
         }
-        self.ps_had_newline = had_newline;
-        self.cur_file = file;
-        self.cursor += 1;
+        self.ps_had_newline = line.had_newline;
+        self.cur_file = line.file;
+        self.lines_read += 1;
         self.line_no += 1;
         // Reading a line clears the `t`/`T` flag, as GNU's read_pattern_space does.
         self.sub_made = false;
@@ -853,7 +964,7 @@ impl<'a> Machine<'a> {
     }
 
     fn is_last_line(&self) -> bool {
-        self.cursor >= self.lines.len()
+        self.input.lines.is_empty() && self.input.done
     }
 
     /// Returns `(selected, range_just_closed)`.
@@ -987,12 +1098,13 @@ impl<'a> Machine<'a> {
             return Ok(());
         }
 
-        // Keep the old owner charged through the last use: move pattern
-        // space aside (its lease stays live) and build the replacement into
-        // a fresh budgeted buffer, then swap. Peak is ~2x pattern, all
+        // Keep the old owner charged through the last use: build the
+        // replacement into the spare budgeted buffer (its storage and charge
+        // kept from line to line), then swap. Peak is ~2x pattern, all
         // charged; a dead budget fails here before growth.
-        let old = self.take_ps()?;
-        let mut out = BudgetedString::new(self.execution_budget.as_ref())?;
+        self.spare.clear();
+        let old = &self.ps;
+        let out = &mut self.spare;
         let mut cursor = 0usize;
         let mut replaced = false;
 
@@ -1002,20 +1114,19 @@ impl<'a> Machine<'a> {
                 continue;
             }
             out.try_push_str(&old[cursor..span.start])?;
-            expand(&subst.parts, &old, span, &mut out)?;
+            expand(&subst.parts, old, span, out)?;
             cursor = span.end;
             replaced = true;
         }
 
         if !replaced {
-            // No match at this occurrence: restore the charged original
-            // instead of dropping it (an empty pattern here would silently
-            // wipe pattern space for every non-matching `s///`).
-            self.ps = old;
+            // No match at this occurrence: pattern space stays as it is (an
+            // empty pattern here would silently wipe pattern space for every
+            // non-matching `s///`).
             return Ok(());
         }
         out.try_push_str(&old[cursor..])?;
-        self.ps = out;
+        std::mem::swap(&mut self.ps, &mut self.spare);
         self.sub_made = true;
 
         if subst.print {

@@ -30,7 +30,7 @@ use std::path::PathBuf;
 
 use async_trait::async_trait;
 
-use exec::{InputLine, Machine};
+use exec::Machine;
 
 use super::atomic_write::{AtomicFailpoints, atomic_replace};
 use super::{Builtin, Context};
@@ -239,29 +239,6 @@ fn parse_length(value: &str) -> std::result::Result<usize, Box<ExecResult>> {
         .map_err(|_| usage_error(format!("invalid line length: {value}")))
 }
 
-/// Split input into lines, remembering whether the final line was terminated.
-fn split_lines(content: &str, sep: char, file: usize, out: &mut Vec<InputLine>) {
-    if content.is_empty() {
-        return;
-    }
-    let mut rest = content;
-    while let Some(idx) = rest.find(sep) {
-        out.push(InputLine {
-            text: rest[..idx].to_string(),
-            had_newline: true,
-            file,
-        });
-        rest = &rest[idx + sep.len_utf8()..];
-    }
-    if !rest.is_empty() {
-        out.push(InputLine {
-            text: rest.to_string(),
-            had_newline: false,
-            file,
-        });
-    }
-}
-
 fn resolve(cwd: &std::path::Path, name: &str) -> PathBuf {
     if name.starts_with('/') {
         PathBuf::from(name)
@@ -285,6 +262,8 @@ impl Builtin for Sed {
         // Assemble the whole script before compiling it: GNU joins every -e and
         // -f fragment with newlines and parses the result as one program.
         let mut script = String::new();
+        // All of stdin, once something other than the main input reads it (`-f -`, `r -`).
+        let mut stdin_all: Option<String> = None;
         for source in &opts.sources {
             if !script.is_empty() {
                 script.push('\n');
@@ -293,12 +272,7 @@ impl Builtin for Sed {
                 ScriptSource::Text(text) => script.push_str(text),
                 ScriptSource::File(name) => {
                     if name == "-" {
-                        script.push_str(
-                            ctx.stdin
-                                .map(ToString::to_string)
-                                .unwrap_or_default()
-                                .as_str(),
-                        );
+                        script.push_str(&whole_stdin(&ctx, &mut stdin_all).await?);
                         continue;
                     }
                     let path = resolve(ctx.cwd, name);
@@ -341,7 +315,7 @@ impl Builtin for Sed {
                 continue;
             }
             let text = if name == "/dev/stdin" || name == "-" {
-                ctx.stdin.map(ToString::to_string).unwrap_or_default()
+                whole_stdin(&ctx, &mut stdin_all).await?
             } else {
                 let path = resolve(ctx.cwd, name);
                 match ctx.fs.read_file(&path).await {
@@ -352,70 +326,18 @@ impl Builtin for Sed {
             read_files.insert(name.clone(), text);
         }
 
-        // Gather input.
+        // Input: one stream over all operands, fed to the machine piece by piece (stdin as
+        // it arrives, so a pipeline stage holds a few lines, not its whole input) and its
+        // output written as it comes; or, under `-s`/`-i`, one whole stream per operand.
         let names: Vec<String> = if opts.files.is_empty() {
             vec!["-".to_string()]
         } else {
             opts.files.clone()
         };
-        let mut lines: Vec<InputLine> = Vec::new();
-        let mut raw: Vec<String> = Vec::new();
         // GNU reports an unreadable input file, goes on with the rest, and
         // exits 2 at the end.
         let mut read_errors = String::new();
-        let mut unreadable: Vec<usize> = Vec::new();
-        for (index, name) in names.iter().enumerate() {
-            let content = if name == "-" || opts.files.is_empty() {
-                ctx.stdin.map(ToString::to_string).unwrap_or_default()
-            } else {
-                let path = resolve(ctx.cwd, name);
-                match ctx.fs.read_file(&path).await {
-                    Ok(bytes) => match String::from_utf8(bytes) {
-                        Ok(text) => text,
-                        Err(e) => {
-                            if opts.in_place.is_some() {
-                                return Ok(ExecResult::err(
-                                    format!(
-                                        "sed: couldn't edit {name}: not a valid UTF-8 text file\n"
-                                    ),
-                                    1,
-                                ));
-                            }
-                            String::from_utf8_lossy(e.as_bytes()).into_owned()
-                        }
-                    },
-                    Err(e) => {
-                        let reason = crate::error::io_error_reason(&e);
-                        read_errors.push_str(&format!("sed: can't read {name}: {reason}\n"));
-                        unreadable.push(index);
-                        raw.push(String::new());
-                        continue;
-                    }
-                }
-            };
-            split_lines(&content, sep, index, &mut lines);
-            raw.push(content);
-        }
-
-        // Segment the stream: one segment overall, or one per operand under
-        // `-s`/`-i`. Built before the machine so it can borrow the slices.
-        let segments: Vec<Vec<InputLine>> = if opts.separate {
-            (0..names.len())
-                .map(|index| {
-                    lines
-                        .iter()
-                        .filter(|l| l.file == index)
-                        .map(|l| InputLine {
-                            text: l.text.clone(),
-                            had_newline: l.had_newline,
-                            file: l.file,
-                        })
-                        .collect()
-                })
-                .collect()
-        } else {
-            vec![lines]
-        };
+        let mut unreadable = 0usize;
 
         // THREAT[TM-DOS-112]: sed's sinks grow inside the builtin, so they are
         // charged to the shared live-intermediate budget before allocating. The
@@ -443,27 +365,108 @@ impl Builtin for Sed {
             }
         };
 
-        let mut stdout = String::new();
-        let mut edits: Vec<(usize, String, String)> = Vec::new();
+        let mut stdout = super::FilterOutput::new(&ctx)?;
+        let mut edits: Vec<(String, String, String)> = Vec::new();
+        let sep_byte = if opts.null_data { 0 } else { b'\n' };
 
-        for (index, segment) in segments.iter().enumerate() {
-            if machine.finished() {
+        if !opts.separate {
+            machine.begin_segment();
+        }
+        for (index, name) in names.iter().enumerate() {
+            if machine.finished() || (!opts.separate && machine.segment_done()) {
                 break;
             }
-            let name = names.get(index).map(String::as_str).unwrap_or("-");
-            // Under -s/-i segments are per operand; skip the unreadable ones.
-            if opts.separate && unreadable.contains(&index) {
+            let from_stdin = name == "-" || opts.files.is_empty();
+            if from_stdin && !opts.separate && stdin_all.is_none() {
+                let mut input = super::InputChunks::stdin(&ctx)?;
+                while let Some(piece) = input.next(super::cut_records(sep_byte)).await? {
+                    ctx.consume_budget_work(1)?;
+                    let piece = ctx.collected_input(piece)?;
+                    machine.feed(&piece, index);
+                    drop(piece);
+                    if let Err(error) = machine.run() {
+                        return Ok(ExecResult::err(format!("sed: {error}\n"), 1));
+                    }
+                    match write_machine_output(&mut machine, &mut stdout).await? {
+                        Written::Yes => {}
+                        Written::Failed(error) => {
+                            return Ok(ExecResult::err(format!("sed: {error}\n"), 1));
+                        }
+                        Written::Closed => return Ok(stdout.finish(141)),
+                    }
+                    if machine.segment_done() {
+                        break;
+                    }
+                }
                 continue;
             }
-            let in_place = opts.separate && opts.in_place.is_some() && name != "-";
-            let produced = match machine.run_segment(segment) {
-                Ok(produced) => produced,
-                Err(error) => return Ok(ExecResult::err(format!("sed: {error}\n"), 1)),
-            };
-            if in_place {
-                edits.push((index, name.to_string(), produced));
+            let content = if from_stdin {
+                whole_stdin(&ctx, &mut stdin_all).await?
             } else {
-                stdout.push_str(&produced);
+                let path = resolve(ctx.cwd, name);
+                match ctx.fs.read_file(&path).await {
+                    Ok(bytes) => match String::from_utf8(bytes) {
+                        Ok(text) => text,
+                        Err(e) => {
+                            if opts.in_place.is_some() {
+                                return Ok(ExecResult::err(
+                                    format!(
+                                        "sed: couldn't edit {name}: not a valid UTF-8 text file\n"
+                                    ),
+                                    1,
+                                ));
+                            }
+                            String::from_utf8_lossy(e.as_bytes()).into_owned()
+                        }
+                    },
+                    Err(e) => {
+                        let reason = crate::error::io_error_reason(&e);
+                        read_errors.push_str(&format!("sed: can't read {name}: {reason}\n"));
+                        unreadable += 1;
+                        continue;
+                    }
+                }
+            };
+            if opts.separate {
+                machine.begin_segment();
+            }
+            machine.feed(&content, index);
+            if opts.separate {
+                machine.end_input();
+            }
+            if let Err(error) = machine.run() {
+                return Ok(ExecResult::err(format!("sed: {error}\n"), 1));
+            }
+            // Under -i each operand's output is its new content.
+            if opts.in_place.is_some() && !from_stdin {
+                let produced = match machine.output() {
+                    Ok(produced) => produced.to_string(),
+                    Err(error) => return Ok(ExecResult::err(format!("sed: {error}\n"), 1)),
+                };
+                machine.clear_output();
+                edits.push((name.to_string(), content, produced));
+                continue;
+            }
+            drop(content);
+            match write_machine_output(&mut machine, &mut stdout).await? {
+                Written::Yes => {}
+                Written::Failed(error) => {
+                    return Ok(ExecResult::err(format!("sed: {error}\n"), 1));
+                }
+                Written::Closed => return Ok(stdout.finish(141)),
+            }
+        }
+        if !opts.separate {
+            machine.end_input();
+            if let Err(error) = machine.run() {
+                return Ok(ExecResult::err(format!("sed: {error}\n"), 1));
+            }
+            match write_machine_output(&mut machine, &mut stdout).await? {
+                Written::Yes => {}
+                Written::Failed(error) => {
+                    return Ok(ExecResult::err(format!("sed: {error}\n"), 1));
+                }
+                Written::Closed => return Ok(stdout.finish(141)),
             }
         }
 
@@ -471,7 +474,7 @@ impl Builtin for Sed {
         stderr.push_str(&std::mem::take(&mut machine.stderr));
         let exit_code = machine
             .exit_code
-            .unwrap_or(if unreadable.is_empty() { 0 } else { 2 });
+            .unwrap_or(if unreadable == 0 { 0 } else { 2 });
         let write_files = std::mem::take(&mut machine.write_files);
         drop(machine);
 
@@ -490,7 +493,7 @@ impl Builtin for Sed {
         }
 
         // In-place rewrites.
-        for (index, name, content) in edits {
+        for (name, original, content) in edits {
             let path = resolve(ctx.cwd, &name);
             if let Some(suffix) = opts.in_place.as_deref().filter(|s| !s.is_empty()) {
                 let backup = if suffix.contains('*') {
@@ -499,7 +502,6 @@ impl Builtin for Sed {
                     format!("{name}{suffix}")
                 };
                 let backup_path = resolve(ctx.cwd, &backup);
-                let original = raw.get(index).cloned().unwrap_or_default();
                 if let Err(e) = ctx.fs.write_file(&backup_path, original.as_bytes()).await {
                     return Ok(ExecResult::err(
                         format!("sed: cannot rename {name}: {e}\n"),
@@ -527,11 +529,43 @@ impl Builtin for Sed {
         if stderr.len() > 1024 {
             stderr.truncate(1024);
         }
-        Ok(ExecResult {
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            exit_code,
-            ..Default::default()
-        })
+        let mut result = stdout.finish(exit_code);
+        result.stderr = stderr.into();
+        Ok(result)
     }
+}
+
+/// All of stdin as text (kept once read: `-f -`, `r /dev/stdin` and the input may share it).
+async fn whole_stdin(ctx: &Context<'_>, kept: &mut Option<String>) -> Result<String> {
+    if kept.is_none() {
+        let input = ctx.stdin_to_end().await?;
+        *kept = Some(input.text_lossy().into_owned());
+    }
+    Ok(kept.clone().unwrap_or_default())
+}
+
+/// How handing the machine's output on went.
+enum Written {
+    Yes,
+    /// The machine's output failed (a limit), reported as sed's error.
+    Failed(crate::limits::LimitExceeded),
+    /// Nobody reads any more.
+    Closed,
+}
+
+/// Hand what the machine wrote so far to `stdout`.
+async fn write_machine_output(
+    machine: &mut Machine<'_>,
+    stdout: &mut super::FilterOutput,
+) -> Result<Written> {
+    let written = match machine.output() {
+        Ok(text) => stdout.write(text.as_bytes()).await?,
+        Err(error) => return Ok(Written::Failed(error)),
+    };
+    machine.clear_output();
+    Ok(if written {
+        Written::Yes
+    } else {
+        Written::Closed
+    })
 }
