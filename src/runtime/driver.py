@@ -15,9 +15,15 @@ import sys as _lis_sys
 import types as _lis_types
 
 
+class _LisExit:
+    # The signal that ends the program once its exit steps ran (0: none).
+    signal = 0
+
+
 def _lis_main():
     os, sys = _lis_os, _lis_sys
     status = 0
+    _LisExit.signal = 0
     try:
         # The random bytes the generators need come with the request, in the same door call
         # (`marshal.loads` ignores what follows the request).
@@ -41,6 +47,11 @@ def _lis_main():
         try:
             stream.flush()
         except BaseException:  # noqa: BLE001
+            pass
+    if _LisExit.signal and status == 128 + _LisExit.signal:
+        try:
+            _lis_host.call(b"end\0%d\0%d" % (status, _LisExit.signal))
+        except ConnectionRefusedError:
             pass
     raise SystemExit(status)
 
@@ -405,8 +416,12 @@ def _lis_run(req, os, sys, entropy=None):
         import traceback
 
         traceback.print_exception(type(e), e, _lis_trimmed(e.__traceback__))
-        # CPython ends an uncaught KeyboardInterrupt by SIGINT: the shell sees 128 + 2.
-        return 130 if isinstance(e, KeyboardInterrupt) else 1
+        if isinstance(e, KeyboardInterrupt):
+            # CPython ends an uncaught KeyboardInterrupt by SIGINT, after its exit steps:
+            # the shell sees 128 + 2, a parent without a shell between -2 (_lis_main).
+            _LisExit.signal = 2
+            return 130
+        return 1
     return 0
 
 

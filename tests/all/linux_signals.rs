@@ -250,3 +250,44 @@ async fn scripts_with_shebangs_run_from_python_and_exec_replaces_the_program() {
         shown(&r)
     );
 }
+
+#[tokio::test]
+async fn an_uncaught_keyboard_interrupt_ends_the_program_as_sigint_does() {
+    // CPython runs its exit steps (atexit, flushing) and then dies by SIGINT: bash's $? is
+    // 130 (and bash prints nothing for SIGINT), a parent without a shell between sees -2.
+    let mut shell = shell_with(&[
+        (
+            "child.py",
+            "import atexit\n\
+             atexit.register(print, 'atexit ran')\n\
+             print('before')\n\
+             raise KeyboardInterrupt\n",
+        ),
+        (
+            "parent.py",
+            "import subprocess, sys\n\
+             r = subprocess.run([sys.executable, 'child.py'], capture_output=True, text=True)\n\
+             print(r.returncode, r.stdout.split(), r.stderr.strip().splitlines()[-1])\n\
+             print(subprocess.run('python3 child.py', shell=True, capture_output=True).returncode)\n",
+        ),
+    ]);
+    let r = bash(&mut shell, "python3 child.py; echo status $?").await;
+    assert_eq!(
+        r.stdout,
+        "before\natexit ran\nstatus 130\n",
+        "{}",
+        shown(&r)
+    );
+    assert!(
+        r.stderr.trim_end().ends_with("KeyboardInterrupt"),
+        "{}",
+        shown(&r)
+    );
+    let r = bash(&mut shell, "python3 parent.py").await;
+    assert_eq!(
+        r.stdout,
+        "-2 ['before', 'atexit', 'ran'] KeyboardInterrupt\n130\n",
+        "{}",
+        shown(&r)
+    );
+}

@@ -258,3 +258,141 @@ async fn a_lowered_cpu_limit_ends_a_busy_program_as_sigxcpu_does() {
         shown(&r)
     );
 }
+
+/// A shell over a fresh sandbox whose workspace holds `files`.
+fn shell_with(files: &[(&str, &str)]) -> Shell {
+    let sb = sandbox();
+    for (name, text) in files {
+        sb.write_workspace_file(name, text.as_bytes())
+            .expect("write");
+    }
+    Shell::new(Arc::new(sb), ShellSettings::default()).expect("shell")
+}
+
+#[tokio::test]
+async fn dev_null_devices_and_duplicated_descriptors_work_in_python() {
+    // As the host's CPython prints it (tests/fixtures/linux_programs/os_devnull_silence.py and
+    // os_open_low_level.py use the same calls).
+    let mut sh = shell_with(&[("dev.py", DEV_PY)]);
+    let r = bash(&mut sh, "python3 dev.py").await;
+    assert_eq!(
+        r.stdout,
+        "/dev/null True True True\nb''\n16 b'\\x00\\x00\\x00'\n4 False\nb''\n''\n0\n\
+         True b'hel' b'lo'\n0 b'hello'\nTrue\nTrue\nflushed\nthrough a duplicate\n\
+         through /dev/stdout\nend\n",
+        "{}",
+        shown(&r)
+    );
+    assert_eq!(r.exit_code, 0, "{}", shown(&r));
+}
+
+const DEV_PY: &str = r#"import contextlib, errno, os, stat, subprocess
+print(os.devnull, os.path.exists(os.devnull), stat.S_ISCHR(os.stat(os.devnull).st_mode), os.access(os.devnull, os.W_OK))
+with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+    print("nowhere")
+with open(os.devnull, "rb") as f:
+    print(repr(f.read()))
+print(len(open("/dev/urandom", "rb").read(16)), open("/dev/zero", "rb").read(3))
+fd = os.open(os.devnull, os.O_WRONLY)
+print(os.write(fd, b"gone"), os.isatty(fd))
+os.close(fd)
+fd = os.open(os.devnull, os.O_RDONLY)
+print(os.read(fd, 10))
+with os.fdopen(fd) as f:
+    print(repr(f.read()))
+print(subprocess.run(["echo", "x"], stdout=open(os.devnull, "w")).returncode)
+with open("raw.txt", "w") as f:
+    f.write("hello")
+r = os.open("raw.txt", os.O_RDONLY)
+d = os.dup(r)
+print(d != r, os.read(d, 3), os.read(r, 2))
+os.close(r)
+print(os.lseek(d, 0, os.SEEK_SET), os.read(d, 5))
+os.close(d)
+for fd in (r, d):
+    try:
+        os.read(fd, 1)
+    except OSError as e:
+        print(e.errno == errno.EBADF)
+print("flushed", flush=True)
+out = os.fdopen(os.dup(1), "w")
+out.write("through a duplicate\n")
+out.close()
+with open("/dev/stdout", "a") as f:
+    f.write("through /dev/stdout\n")
+print("end")
+"#;
+
+#[tokio::test]
+async fn wait_statuses_decode_as_on_linux() {
+    let mut sh = shell_with(&[("wait.py", WAIT_PY)]);
+    let r = bash(&mut sh, "python3 wait.py").await;
+    assert_eq!(
+        r.stdout,
+        "0 True 0 False 0\n768 True 3 False 3\n11264 True 44 False 44\n\
+         True 9 False 0 False\nFalse 127 True 19 False\nTrue 11 False 0 True\n-9\n\
+         process stopped by delivery of signal 19\n512 None\n",
+        "{}",
+        shown(&r)
+    );
+}
+
+const WAIT_PY: &str = r#"import os
+for cmd in ["true", "exit 3", "exit 300"]:
+    st = os.system(cmd)
+    print(st, os.WIFEXITED(st), os.WEXITSTATUS(st), os.WIFSIGNALED(st), os.waitstatus_to_exitcode(st))
+for st in (9, 0x137F, 0x8B):
+    print(os.WIFSIGNALED(st), os.WTERMSIG(st), os.WIFSTOPPED(st), os.WSTOPSIG(st), os.WCOREDUMP(st))
+print(os.waitstatus_to_exitcode(9))
+try:
+    os.waitstatus_to_exitcode(0x137F)
+except ValueError as e:
+    print(e)
+print(os.popen("exit 2").close(), os.popen("true").close())
+"#;
+
+#[tokio::test]
+async fn children_get_exactly_their_environment_and_what_putenv_changed() {
+    let mut sh = shell_with(&[("env.py", ENV_PY)]);
+    let r = bash(&mut sh, "python3 env.py").await;
+    assert_eq!(
+        r.stdout,
+        "['ONLY=this']\nNone x\nhi gone\nback\nTrue\n",
+        "{}",
+        shown(&r)
+    );
+}
+
+const ENV_PY: &str = r#"import os, subprocess, sys
+print(subprocess.run(["env"], env={"ONLY": "this"}, capture_output=True, text=True).stdout.split())
+os.putenv("PUT_ONLY", "x")
+print(os.environ.get("PUT_ONLY"), subprocess.run("echo ${PUT_ONLY:-unset}", shell=True, capture_output=True, text=True).stdout.strip())
+os.environ["GREETING"] = "hi"
+os.unsetenv("GREETING")
+print(os.environ.get("GREETING"), subprocess.run("echo ${GREETING:-gone}", shell=True, capture_output=True, text=True).stdout.strip())
+os.environ["GREETING"] = "back"
+print(subprocess.run(["sh", "-c", "echo $GREETING"], capture_output=True, text=True).stdout.strip())
+os.mkdir("sub")
+child = subprocess.run([sys.executable, "-c", "import os; print(os.getcwd().endswith('/sub'))"], env={"PATH": os.environ["PATH"]}, cwd="sub", capture_output=True, text=True)
+print(child.stdout.strip())
+"#;
+
+#[tokio::test]
+async fn threadpoolctl_finds_no_native_pools_and_kmeans_runs() {
+    let r = py(
+        &sandbox(),
+        &[
+            "-c",
+            "import numpy as np\n\
+             from threadpoolctl import threadpool_info, threadpool_limits\n\
+             from sklearn.cluster import KMeans\n\
+             print(threadpool_info())\n\
+             with threadpool_limits(limits=1, user_api='blas'):\n\
+             \x20   X = np.array([[0, 0], [0, 1], [10, 10], [10, 11]], dtype=float)\n\
+             \x20   km = KMeans(n_clusters=2, n_init=2, random_state=0).fit(X)\n\
+             print(sorted(np.bincount(km.labels_).tolist()), round(float(km.inertia_), 2))",
+        ],
+    )
+    .await;
+    assert_eq!(ok(&r), "[]\n[2, 2] 1.0\n");
+}

@@ -7,6 +7,8 @@
 # of communicate/run bounds it; it cannot run alongside the Python program.
 
 _LIS_DEFAULT_ENV = ("HOME", "TMPDIR", "PATH", "LANG", "MPLBACKEND", "PYTHONTZPATH")
+# Variables the command's shell has of its own.
+_LIS_SHELL_ENV = ("OLDPWD", "USER")
 # First line of the script of a command given as an argument list: no shell stands between
 # the program and Python on Linux, so a program a signal ended shows as returncode -N
 # (shell/processes.rs).
@@ -69,8 +71,22 @@ def _lis_command(args, shell, executable, cwd, env):
         program = _lis_program(decode(executable) if executable is not None else argv[0])
         command = " ".join(_lis_quote(a) for a in [program] + argv[1:])
     environ = os.environ if env is None else env
+    if env is None:
+        # The C environment, which children inherit: os.environ and what os.putenv and
+        # os.unsetenv changed past it.
+        changed = {k: v for k, v in _lis_c_env.items() if environ.get(k) != v}
+        if changed:
+            environ = dict(environ)
+            for key, value in changed.items():
+                if value is None:
+                    environ.pop(key, None)
+                else:
+                    environ[key] = value
     lines = ["cd -- %s || exit 1" % _lis_quote(cwd)]
-    for key in _LIS_DEFAULT_ENV:
+    # The shell's own variables are not the program's (`cd` sets PWD and OLDPWD): a program
+    # started without a shell sees exactly its environment; one with a shell gets PWD, as
+    # the container's /bin/sh sets it.
+    for key in _LIS_DEFAULT_ENV + _LIS_SHELL_ENV + (() if shell else ("PWD",)):
         if key not in environ:
             lines.append("unset %s" % key)
     for key, value in environ.items():
@@ -80,6 +96,36 @@ def _lis_command(args, shell, executable, cwd, env):
     lines.append(command)
     script = "\n".join(lines)
     return (script if shell else _LIS_NO_SHELL + script), program
+
+
+# What os.putenv / os.unsetenv set (None: unset), os.environ's changes included (they go
+# through them): children inherit this, not os.environ, where the two differ.
+_lis_c_env = {}
+
+
+def _lis_install_putenv():
+    os = _lis_os
+    real_putenv, real_unsetenv = os.putenv, os.unsetenv
+    if getattr(real_putenv, "_lis", False):
+        return
+    text = lambda k: os.fsdecode(k) if isinstance(k, (bytes, bytearray)) else k  # noqa: E731
+
+    def putenv(name, value, /):
+        real_putenv(name, value)
+        _lis_c_env[text(name)] = text(value)
+
+    def unsetenv(name, /):
+        real_unsetenv(name)
+        _lis_c_env[text(name)] = None
+
+    for fn, real in ((putenv, real_putenv), (unsetenv, real_unsetenv)):
+        fn.__module__ = "posix"
+        fn.__doc__ = real.__doc__
+    putenv._lis = True
+    os.putenv, os.unsetenv = putenv, unsetenv
+
+
+_LIS_INSTALLS.append(_lis_install_putenv)
 
 
 def _lis_patch_subprocess(subprocess):

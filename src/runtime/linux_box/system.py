@@ -52,7 +52,7 @@ def _lis_vpath(path):
     # common case: a str that mentions neither.
     if path.__class__ is str:
         p = path
-        if "etc" not in p and "proc" not in p:
+        if "etc" not in p and "proc" not in p and "dev" not in p:
             return None
     elif isinstance(path, int):
         return None
@@ -63,7 +63,7 @@ def _lis_vpath(path):
             return None
         if isinstance(p, bytes):
             p = p.decode("utf-8", "surrogateescape")
-        if "etc" not in p and "proc" not in p:
+        if "etc" not in p and "proc" not in p and "dev" not in p:
             return None
     if not p.startswith("/"):
         if ".." not in p:
@@ -77,7 +77,7 @@ def _lis_vpath(path):
     p = posixpath.normpath(p)
     if p.startswith("//"):
         p = "/" + p.lstrip("/")
-    if p in ("/etc", "/proc") or p.startswith(("/etc/", "/proc/")):
+    if p in ("/etc", "/proc", "/dev") or p.startswith(("/etc/", "/proc/", "/dev/")):
         pid = "/proc/%d" % _lis_os.getpid()
         if p == pid or p.startswith(pid + "/"):
             p = "/proc/self" + p[len(pid):]
@@ -87,6 +87,10 @@ def _lis_vpath(path):
 
 def _lis_vnode(p):
     # (is_dir, names or content) of the virtual node at `p`, or None when there is none.
+    if p.startswith("/dev"):
+        if p == "/dev":
+            return True, sorted(_LIS_DEVICES)
+        return (False, b"") if p[5:] in _LIS_DEVICES else None
     if p == "/proc/self/cmdline":
         argv = ["python3"] + list(_lis_sys.argv)
     else:
@@ -106,6 +110,8 @@ def _lis_enoent(path):
 
 
 def _lis_vstat(p, path):
+    if p.startswith("/dev/"):
+        return _lis_dev_stat(p, path)
     node = _lis_vnode(p)
     if node is None:
         raise _lis_enoent(path)
@@ -126,6 +132,8 @@ def _lis_vstat(p, path):
 def _lis_vopen(p, path, mode, buffering, encoding, errors, newline):
     import io
 
+    if p.startswith("/dev/"):
+        return _lis_dev_open(p, path, mode, buffering, encoding, errors, newline)
     if any(c in mode for c in "wax+"):
         node = _lis_vnode(p)
         if node is None and p.startswith("/proc"):
@@ -219,6 +227,9 @@ def _lis_install_files():
 
     def open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,
              closefd=True, opener=None):
+        if file.__class__ is int and file in _lis_fds:
+            return _lis_fd_file(file, file, mode, buffering, encoding, errors, newline,
+                                closefd)
         p = _lis_vpath(file)
         if p is None:
             return real_open(file, mode, buffering, encoding, errors, newline, closefd, opener)
@@ -271,11 +282,16 @@ def _lis_install_files():
         node = _lis_vnode(p)
         if node is None:
             return False
+        if p.startswith("/dev/"):
+            return True
         return not (mode & os.W_OK) or (not node[0] and not p.startswith("/proc"))
 
     def readlink(path, *, dir_fd=None):
-        if _lis_vpath(path) == "/proc/self/exe" and dir_fd is None:
+        p = _lis_vpath(path) if dir_fd is None else None
+        if p == "/proc/self/exe":
             return _lis_sys.executable
+        if p is not None and p[5:] in ("stdin", "stdout", "stderr") and p[:5] == "/dev/":
+            return "/proc/self/fd/%d" % _LIS_DEVICES[p[5:]]
         return real_readlink(path, dir_fd=dir_fd)
 
     open._lis_vfs = True
@@ -289,7 +305,348 @@ def _lis_install_files():
     io.open = builtins.open = open
     os.stat, os.lstat, os.listdir, os.scandir = stat, lstat, listdir, scandir
     os.access, os.readlink = access, readlink
+    _lis_install_fds(os)
     # os.path.exists & co. call os.stat / os.lstat by name: they follow.
+
+
+# -- /dev and descriptors the guest makes itself -----------------------------------------------
+# WASI has no /dev. open(), os.open() and io serve the few device files programs use: /dev/null
+# (writes discarded, reads at end of file), /dev/zero, /dev/random and /dev/urandom, and
+# /dev/stdin, /dev/stdout, /dev/stderr (the program's own descriptors 0, 1, 2). os.open() of
+# one, and os.dup() (which WASI lacks), give a descriptor number of the guest's own
+# (`_LIS_FD_BASE` and up, past any real one): os.read, os.write, os.close, os.fstat, os.lseek,
+# os.isatty, os.fdopen and open(fd) accept it. Other calls given such a number fail (EBADF).
+
+_LIS_DEVICES = {"null": None, "zero": None, "random": None, "urandom": None,
+                "stdin": 0, "stdout": 1, "stderr": 2}
+_LIS_DEV_RDEV = {"null": 0x103, "zero": 0x105, "random": 0x108, "urandom": 0x109}
+_LIS_FD_BASE = 1024  # RLIMIT_NOFILE: no real descriptor gets this number
+_lis_fds = {}  # guest descriptor -> _LisDevice or _LisAlias
+
+
+class _LisDevice:
+    # /dev/null, /dev/zero, /dev/random, /dev/urandom.
+    def __init__(self, name):
+        self.name = name
+
+    def read(self, n):
+        if self.name == "null":
+            return b""
+        if self.name == "zero":
+            return bytes(n)
+        return _lis_os.urandom(n)
+
+    def write(self, data):
+        return len(memoryview(data).cast("B"))
+
+    def seek(self, pos, how):
+        return 0
+
+    def fstat(self):
+        import stat
+
+        return _lis_os.stat_result((stat.S_IFCHR | 0o666, _LIS_DEV_RDEV[self.name], 5, 1, 0, 0,
+                                    0, 0, 0, 0))
+
+    def isatty(self):
+        return False
+
+    def close(self):
+        pass
+
+
+class _LisAlias:
+    # A duplicate of a real descriptor (os.dup, /dev/stdout): it shares its file offset. The
+    # real one stays open while a duplicate of it is (closing the original only forgets it).
+    def __init__(self, fd):
+        self.fd = fd
+        _lis_fd_refs[fd] = _lis_fd_refs.get(fd, 0) + 1
+
+    def read(self, n):
+        return _lis_real_fd["read"](self.fd, n)
+
+    def write(self, data):
+        return _lis_real_fd["write"](self.fd, data)
+
+    def seek(self, pos, how):
+        return _lis_real_fd["lseek"](self.fd, pos, how)
+
+    def fstat(self):
+        return _lis_real_fd["fstat"](self.fd)
+
+    def isatty(self):
+        return _lis_real_fd["isatty"](self.fd)
+
+    def close(self):
+        _lis_fd_release(self.fd)
+
+
+class _LisClosed:
+    # A real descriptor the program closed while a duplicate keeps it open.
+    def _bad(self, *args):
+        raise OSError(_lis_errno.EBADF, "Bad file descriptor")
+
+    read = write = seek = fstat = isatty = _bad
+
+    def close(self):
+        pass
+
+
+_lis_fd_refs = {}  # real descriptor -> duplicates of it still open
+_lis_real_fd = {}  # the real os functions
+
+
+def _lis_fd_release(fd):
+    left = _lis_fd_refs.get(fd, 0) - 1
+    if left > 0:
+        _lis_fd_refs[fd] = left
+        return
+    _lis_fd_refs.pop(fd, None)
+    if isinstance(_lis_fds.get(fd), _LisClosed):
+        del _lis_fds[fd]
+        try:
+            _lis_real_fd["close"](fd)
+        except OSError:
+            pass
+
+
+def _lis_fd_new(obj):
+    fd = _LIS_FD_BASE
+    while fd in _lis_fds:
+        fd += 1
+    _lis_fds[fd] = obj
+    return fd
+
+
+def _lis_bad_fd():
+    return OSError(_lis_errno.EBADF, "Bad file descriptor")
+
+
+def _lis_dev_stat(p, path):
+    name = p[5:]
+    if name not in _LIS_DEVICES:
+        raise _lis_enoent(path)
+    fd = _LIS_DEVICES[name]
+    if fd is not None:
+        return _lis_real_fd["fstat"](fd)
+    return _LisDevice(name).fstat()
+
+
+def _lis_dev_fd(p, path, flags_write):
+    # A new guest descriptor for the device at `p`.
+    name = p[5:]
+    if name not in _LIS_DEVICES:
+        if flags_write:
+            raise PermissionError(_lis_errno.EACCES, "Permission denied", path)
+        raise _lis_enoent(path)
+    fd = _LIS_DEVICES[name]
+    return _lis_fd_new(_LisDevice(name) if fd is None else _LisAlias(fd))
+
+
+def _lis_dev_open(p, path, mode, buffering, encoding, errors, newline):
+    if p == "/dev":
+        raise IsADirectoryError(_lis_errno.EISDIR, "Is a directory", path)
+    fd = _lis_dev_fd(p, path, any(c in mode for c in "wax+"))
+    return _lis_fd_file(fd, path, mode, buffering, encoding, errors, newline, True)
+
+
+def _lis_fd_file(fd, name, mode, buffering, encoding, errors, newline, closefd):
+    # A file object over a guest descriptor, as io.open makes one over a real one.
+    import io
+
+    if not isinstance(mode, str):
+        raise TypeError("open() argument 'mode' must be str, not %s" % type(mode).__name__)
+    modes = set(mode)
+    if modes - set("axrwb+t") or len(mode) > len(modes) or "b" in modes and "t" in modes:
+        raise ValueError("invalid mode: '%s'" % mode)
+    if sum(c in modes for c in "rwax") != 1:
+        raise ValueError("must have exactly one of create/read/write/append mode")
+    raw = _LisFdRaw(fd, name, mode, closefd)
+    if buffering == 0:
+        if "b" not in modes:
+            raw.close()
+            raise ValueError("can't have unbuffered text I/O")
+        return raw
+    if "+" in modes:
+        buffered = io.BufferedRandom(raw)
+    elif "r" in modes:
+        buffered = io.BufferedReader(raw)
+    else:
+        buffered = io.BufferedWriter(raw)
+    if "b" in modes:
+        return buffered
+    text = io.TextIOWrapper(buffered, encoding=encoding or "utf-8", errors=errors,
+                            newline=newline, line_buffering=buffering == 1)
+    text.mode = mode
+    return text
+
+
+def _lis_fd_raw_class():
+    import io
+
+    class FileIO(io.RawIOBase):
+        # Over a guest descriptor (`_lis_fds`).
+        def __init__(self, fd, name, mode, closefd):
+            self._fd, self.name, self._closefd = fd, name, closefd
+            plus = "+" in mode
+            self._r = "r" in mode or plus
+            self._w = any(c in mode for c in "wax") or plus
+            self.mode = ("rb+" if "r" in mode else "wb+") if plus else (
+                "rb" if "r" in mode else "ab" if "a" in mode else "wb")
+
+        def readable(self):
+            self._checkClosed()
+            return self._r
+
+        def writable(self):
+            self._checkClosed()
+            return self._w
+
+        def seekable(self):
+            self._checkClosed()
+            try:
+                _lis_os.lseek(self._fd, 0, 1)
+            except OSError:
+                return False
+            return True
+
+        def fileno(self):
+            self._checkClosed()
+            return self._fd
+
+        def isatty(self):
+            self._checkClosed()
+            return _lis_os.isatty(self._fd)
+
+        def readinto(self, b):
+            if not self._r:
+                raise io.UnsupportedOperation("File not open for reading")
+            data = _lis_os.read(self._fd, len(b))
+            b[: len(data)] = data
+            return len(data)
+
+        def write(self, b):
+            if not self._w:
+                raise io.UnsupportedOperation("File not open for writing")
+            return _lis_os.write(self._fd, b)
+
+        def seek(self, pos, whence=0):
+            return _lis_os.lseek(self._fd, pos, whence)
+
+        def tell(self):
+            return _lis_os.lseek(self._fd, 0, 1)
+
+        def truncate(self, size=None):
+            return self.tell() if size is None else size
+
+        def close(self):
+            if not self.closed:
+                try:
+                    super().close()
+                finally:
+                    if self._closefd:
+                        _lis_os.close(self._fd)
+
+        def __repr__(self):
+            return "<_io.FileIO name=%r mode=%r closefd=%r>" % (self.name, self.mode,
+                                                               self._closefd)
+
+    FileIO.__module__ = "_io"
+    return FileIO
+
+
+class _LisFdRawHolder:
+    cls = None
+
+
+def _LisFdRaw(fd, name, mode, closefd):
+    cls = _LisFdRawHolder.cls
+    if cls is None:
+        cls = _LisFdRawHolder.cls = _lis_fd_raw_class()
+    return cls(fd, name, mode, closefd)
+
+
+def _lis_install_fds(os):
+    if getattr(os.read, "_lis_fds", False):
+        return
+    real = _lis_real_fd
+    for name in ("read", "write", "close", "fstat", "lseek", "isatty", "fsync", "ftruncate",
+                 "get_inheritable", "set_inheritable", "open", "dup"):
+        real[name] = getattr(os, name, None)
+    fds = _lis_fds
+
+    def read(fd, n, /):
+        obj = fds.get(fd) if fd.__class__ is int and fd >= _LIS_FD_BASE else None
+        if obj is None:
+            if fd in fds:  # a real descriptor closed while duplicated
+                raise _lis_bad_fd()
+            return real["read"](fd, n)
+        if n < 0:
+            raise ValueError("negative count")
+        return obj.read(n)
+
+    def write(fd, data, /):
+        obj = fds.get(fd) if fd.__class__ is int and fd >= _LIS_FD_BASE else None
+        if obj is None:
+            if fd in fds:
+                raise _lis_bad_fd()
+            return real["write"](fd, data)
+        return obj.write(data)
+
+    def close(fd):
+        obj = fds.get(fd)
+        if obj is None:
+            if fd in _lis_fd_refs:
+                # Duplicated: it stays open for the duplicates, closed for the program.
+                fds[fd] = _LisClosed()
+                return None
+            return real["close"](fd)
+        if isinstance(obj, _LisClosed):
+            raise _lis_bad_fd()
+        del fds[fd]
+        obj.close()
+        return None
+
+    def guest(name, method):
+        def fn(fd, *args, **kwargs):
+            obj = fds.get(fd) if isinstance(fd, int) else None
+            if obj is None:
+                return real[name](fd, *args, **kwargs)
+            return getattr(obj, method)(*args) if method else None
+        return fn
+
+    def open_(path, flags, mode=0o777, *, dir_fd=None):
+        p = _lis_vpath(path) if dir_fd is None else None
+        if p is None or not p.startswith("/dev"):
+            return real["open"](path, flags, mode, dir_fd=dir_fd)
+        if p == "/dev":
+            raise IsADirectoryError(_lis_errno.EISDIR, "Is a directory", path)
+        return _lis_dev_fd(p, path, flags & 3 != os.O_RDONLY)
+
+    def dup(fd, /):
+        obj = fds.get(fd)
+        if isinstance(obj, _LisClosed):
+            raise _lis_bad_fd()
+        if isinstance(obj, _LisAlias):
+            return _lis_fd_new(_LisAlias(obj.fd))
+        if obj is not None:
+            return _lis_fd_new(obj)
+        real["fstat"](fd)  # EBADF for a descriptor that is not open
+        return _lis_fd_new(_LisAlias(fd))
+
+    made = {"read": read, "write": write, "close": close, "open": open_, "dup": dup,
+            "fstat": guest("fstat", "fstat"), "lseek": guest("lseek", "seek"),
+            "isatty": guest("isatty", "isatty"), "fsync": guest("fsync", None),
+            "ftruncate": guest("ftruncate", None)}
+    for name, fn in made.items():
+        if real[name] is None and name != "dup":
+            continue
+        fn.__name__ = fn.__qualname__ = name
+        fn.__module__ = "posix"
+        if real[name] is not None:
+            fn.__doc__ = real[name].__doc__
+        setattr(os, name, fn)
+    read._lis_fds = True
 
 
 # -- identity: sys.platform, os.uname, platform, sysconfig ------------------------------------
@@ -458,8 +815,92 @@ def _lis_install_identity():
         return tuple(float(x) for x in text.split()[:3])
 
     os.getloadavg = getloadavg
+    _lis_install_wait_status(os)
     _lis_install_disk(os)
     _lis_install_cpu_clock(os)
+
+
+def _lis_install_wait_status(os):
+    # Decoding wait statuses (os.system, os.popen's close(), os.waitpid elsewhere), as
+    # glibc's macros: the build has no waitpid, so it left them out.
+    def WIFEXITED(status):
+        """Return True if the process returning status exited via the exit() system call."""
+        return _lis_index(status, "status") & 0x7F == 0
+
+    def WEXITSTATUS(status):
+        """Return the process return code from status."""
+        return (_lis_index(status, "status") >> 8) & 0xFF
+
+    def WIFSIGNALED(status):
+        """Return True if the process returning status was terminated by a signal."""
+        return (_lis_index(status, "status") & 0x7F) not in (0, 0x7F)
+
+    def WTERMSIG(status):
+        """Return the signal that terminated the process that provided the status value."""
+        return _lis_index(status, "status") & 0x7F
+
+    def WIFSTOPPED(status):
+        """Return True if the process returning status was stopped."""
+        return _lis_index(status, "status") & 0xFF == 0x7F
+
+    def WSTOPSIG(status):
+        """Return the signal that stopped the process that provided the status value."""
+        return (_lis_index(status, "status") >> 8) & 0xFF
+
+    def WCOREDUMP(status):
+        """Return True if the process returning status was dumped to a core file."""
+        return bool(_lis_index(status, "status") & 0x80)
+
+    def WIFCONTINUED(status):
+        """Return True if a particular process was continued from a job control stop."""
+        return _lis_index(status, "status") == 0xFFFF
+
+    def waitstatus_to_exitcode(status):
+        """Convert a wait status to an exit code.
+
+On Unix:
+
+* If WIFEXITED(status) is true, return WEXITSTATUS(status).
+* If WIFSIGNALED(status) is true, return -WTERMSIG(status).
+* Otherwise, raise a ValueError.
+
+On Windows, return status shifted right by 8 bits.
+
+On Unix, if the process is being traced or if waitpid() was called with
+WUNTRACED option, the caller must first check if WIFSTOPPED(status) is true.
+This function must not be called if WIFSTOPPED(status) is true."""
+        status = _lis_index(status, "status")
+        if not -(1 << 31) <= status < (1 << 31):
+            raise OverflowError("Python int too large to convert to C int")
+        if WIFEXITED(status):
+            return WEXITSTATUS(status)
+        if WIFSIGNALED(status):
+            return -WTERMSIG(status)
+        if WIFSTOPPED(status):
+            raise ValueError("process stopped by delivery of signal %i" % WSTOPSIG(status))
+        raise ValueError("invalid wait status: %i" % status)
+
+    for fn in (WIFEXITED, WEXITSTATUS, WIFSIGNALED, WTERMSIG, WIFSTOPPED, WSTOPSIG, WCOREDUMP,
+               WIFCONTINUED, waitstatus_to_exitcode):
+        if not hasattr(os, fn.__name__):
+            fn.__module__ = "posix"
+            setattr(os, fn.__name__, fn)
+    for name, value in (("WNOHANG", 1), ("WUNTRACED", 2), ("WCONTINUED", 8)):
+        if not hasattr(os, name):
+            setattr(os, name, value)
+
+
+def _lis_patch_threadpoolctl(threadpoolctl):
+    # threadpoolctl lists the process's native libraries (OpenBLAS, OpenMP, ...) through ctypes,
+    # which this build lacks; the guest's numpy and scipy are linked statically, one thread,
+    # with no pool to control: it finds none, as on a machine without them, and limits
+    # (threadpool_limits, scikit-learn's KMeans) are accepted and change nothing.
+    controller = getattr(threadpoolctl, "ThreadpoolController", None)
+    if controller is not None and hasattr(controller, "_load_libraries"):
+        controller._load_libraries = lambda self: None
+
+
+_lis_chain_patch("threadpoolctl", _lis_patch_threadpoolctl)
 
 
 def _lis_install_disk(os):
