@@ -15,7 +15,7 @@
 use wasm_encoder::{BlockType, Function, Instruction, ValType as EncType};
 use wasmparser::ValType as ParseType;
 
-use super::{Facts, LinkError, Rewritten, with_prologue};
+use super::module::{Facts, LinkError, Rewritten, with_prologue};
 
 /// The rewritten `fmod` (name, defined function index, body), when the module has it with
 /// the type `(f64, f64) -> f64`.
@@ -115,7 +115,8 @@ fn fast_path(f: &mut Function, first: u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::link;
+    use super::super::module::{LinkError, rewritten};
+    use super::prologue;
     use wasm_encoder::{
         CodeSection, ExportKind, ExportSection, Function, FunctionSection, ImportSection,
         Instruction, Module, NameMap, NameSection, TypeSection, ValType,
@@ -153,6 +154,12 @@ mod tests {
         m.finish()
     }
 
+    fn link(wasm: &[u8]) -> Result<(Vec<u8>, Vec<&'static str>), LinkError> {
+        rewritten(wasm, |facts, wasm| {
+            Ok(prologue(facts, wasm)?.into_iter().collect())
+        })
+    }
+
     /// A small deterministic generator (xorshift64*).
     struct Rng(u64);
     impl Rng {
@@ -167,29 +174,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_fast_path_gives_the_bits_fmod_gives() {
-        let (linked, names) = link(&module()).expect("link");
-        assert_eq!(names, ["fmod"]);
-        let engine = Engine::default();
-        let module = wasmtime::Module::new(&engine, &linked).expect("valid");
-        let mut store = Store::new(&engine, 0u64);
-        let mut linker = Linker::new(&engine);
-        linker
-            .func_wrap(
-                "env",
-                "fmod",
-                |mut c: wasmtime::Caller<'_, u64>, x: f64, y: f64| {
-                    *c.data_mut() += 1;
-                    x % y
-                },
-            )
-            .expect("link");
-        let instance = linker.instantiate(&mut store, &module).expect("instance");
-        let fmod = instance
-            .get_typed_func::<(f64, f64), f64>(&mut store, "fmod")
-            .expect("export");
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    /// Special values against each other, then data-like and random operands.
+    fn operands(rng: &mut Rng) -> Vec<(f64, f64)> {
         let specials = [
             0.0,
             -0.0,
@@ -236,6 +222,33 @@ mod tests {
                 rng.below(1 << 20) * 2f64.powi(-20),
             ));
         }
+        pairs
+    }
+
+    #[test]
+    fn the_fast_path_gives_the_bits_fmod_gives() {
+        let (linked, names) = link(&module()).expect("link");
+        assert_eq!(names, ["fmod"]);
+        let engine = Engine::default();
+        let module = wasmtime::Module::new(&engine, &linked).expect("valid");
+        let mut store = Store::new(&engine, 0u64);
+        let mut linker = Linker::new(&engine);
+        linker
+            .func_wrap(
+                "env",
+                "fmod",
+                |mut c: wasmtime::Caller<'_, u64>, x: f64, y: f64| {
+                    *c.data_mut() += 1;
+                    x % y
+                },
+            )
+            .expect("link");
+        let instance = linker.instantiate(&mut store, &module).expect("instance");
+        let fmod = instance
+            .get_typed_func::<(f64, f64), f64>(&mut store, "fmod")
+            .expect("export");
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let pairs = operands(&mut rng);
         for (i, &(x, y)) in pairs.iter().enumerate() {
             let got = fmod.call(&mut store, (x, y)).expect("call");
             let want = x % y;

@@ -12,7 +12,7 @@
 use wasm_encoder::{BlockType, Function, Instruction, MemArg, ValType as EncType};
 use wasmparser::{FuncType, ValType as ParseType};
 
-use super::{Facts, LinkError, Rewritten, with_prologue};
+use super::module::{Facts, LinkError, Rewritten, with_prologue};
 
 /// The door's request kind for a matrix product (its first 8 bytes).
 pub(in crate::runtime) const TAG: &[u8; 8] = b"gemm\0\0\0\0";
@@ -130,8 +130,12 @@ fn request_prologue(f: &mut Function, ty: &FuncType, form: u32, door: u32, sp: u
 
 #[cfg(test)]
 mod tests {
-    use super::super::link;
+    use super::super::module::rewritten;
     use super::*;
+
+    fn link(wasm: &[u8]) -> Result<(Vec<u8>, Vec<&'static str>), LinkError> {
+        rewritten(wasm, prologues)
+    }
     use wasm_encoder::{
         CodeSection, ConstExpr, ExportKind, ExportSection, FunctionSection, GlobalSection,
         GlobalType, ImportSection, IndirectNameMap, MemorySection, MemoryType, Module, NameMap,

@@ -10707,6 +10707,19 @@ impl Interpreter {
     ) -> Result<ExecResult> {
         let path = self.resolve_path(name);
 
+        // `/usr/local/bin/NAME` (where the container's `python3` and `pip`
+        // live, and what `sys.executable` says) runs the builtin NAME when no
+        // such file was made there.
+        if let Some(cmd) = name.strip_prefix("/usr/local/bin/")
+            && self.builtins.contains_key(cmd)
+            && !self.fs.exists(&path).await.unwrap_or(false)
+        {
+            let cmd = cmd.to_string();
+            return self
+                .execute_registered_builtin(&cmd, args, stdin.as_ref(), redirects)
+                .await;
+        }
+
         // bash opens the command's redirects before it tries to run the
         // file, so `./missing 2>/dev/null` reports nothing.
         let raw = match self.read_executable(name, &path).await {

@@ -26,7 +26,7 @@ const LS_SUPPORTED_IDS: &[&str] = &[
     // The 8 short flags the original bashkit ls accepted.
     "long",           // -l
     "all",            // -a
-    "almost-all",     // -A (same listing as -a: . and .. are never shown)
+    "almost-all",     // -A (as -a without . and ..)
     "human-readable", // -h
     "1",              // -1
     "recursive",      // -R
@@ -47,6 +47,8 @@ const LS_SUPPORTED_IDS: &[&str] = &[
 pub(super) struct LsOptions {
     pub(super) long: bool,
     pub(super) all: bool,
+    /// `-a` (not `-A`): `.` and `..` are listed first.
+    pub(super) dots: bool,
     pub(super) human: bool,
     pub(super) one_per_line: bool,
     pub(super) recursive: bool,
@@ -161,6 +163,7 @@ impl Builtin for Ls {
         let opts = LsOptions {
             long: matches.get_flag("long"),
             all: matches.get_flag("all") || matches.get_flag("almost-all"),
+            dots: matches.get_flag("all"),
             human: matches.get_flag("human-readable"),
             one_per_line: matches.get_flag("1"),
             recursive: matches.get_flag("recursive"),
@@ -238,19 +241,12 @@ impl Builtin for Ls {
 
         // Output file arguments first (preserving path as given by user)
         if opts.long {
+            let mut rows = Vec::with_capacity(file_args.len());
             for (path_str, path, metadata) in &file_args {
-                let mut entry =
-                    format_long_entry(&quote_name(path_str, opts.quoting), metadata, opts.human);
-                push_link_target(&ctx, path, metadata, &mut entry).await;
-                if opts.classify {
-                    // Insert suffix before the trailing newline
-                    let suffix = classify_suffix(metadata);
-                    if !suffix.is_empty() {
-                        entry.insert_str(entry.len() - 1, suffix);
-                    }
-                }
-                output.push_str(&entry);
+                let name = quote_name(path_str, opts.quoting);
+                rows.push(long_row(&ctx, path, &name, metadata, &opts).await);
             }
+            output.push_str(&render_long(&rows));
         } else if !file_args.is_empty() {
             let names: Vec<String> = file_args
                 .iter()
@@ -342,36 +338,52 @@ async fn list_directory(
     }
 
     // Filter hidden files unless -a
-    let filtered: Vec<_> = sorted_entries
+    // `-a`: the folder itself and its parent come first, as GNU lists them.
+    let mut dots = Vec::new();
+    if opts.dots {
+        let parent = path.parent().unwrap_or(path);
+        for (name, at) in [(".", path), ("..", parent)] {
+            if let Ok(metadata) = ctx.fs.stat(at).await {
+                dots.push(crate::fs::DirEntry {
+                    name: name.to_string(),
+                    metadata,
+                });
+            }
+        }
+    }
+    let filtered: Vec<_> = dots
         .iter()
-        .filter(|e| opts.all || !e.name.starts_with('.'))
+        .chain(
+            sorted_entries
+                .iter()
+                .filter(|e| opts.all || !e.name.starts_with('.')),
+        )
         .collect();
 
     // Collect subdirectories for recursive listing
     let mut subdirs: Vec<(std::path::PathBuf, String)> = Vec::new();
 
     if opts.long {
+        // GNU: the listed entries' disk use in KiB first, then aligned columns.
+        let total: u64 = filtered.iter().map(|e| blocks_kib(&e.metadata)).sum();
+        if opts.human {
+            output.push_str(&format!("total {}\n", gnu_human(total * 1024)));
+        } else {
+            output.push_str(&format!("total {total}\n"));
+        }
+        let mut rows = Vec::with_capacity(filtered.len());
         for entry in &filtered {
-            let mut line = format_long_entry(
-                &quote_name(&entry.name, opts.quoting),
-                &entry.metadata,
-                opts.human,
-            );
-            push_link_target(
-                ctx,
-                &vfs_join(path, &entry.name),
-                &entry.metadata,
-                &mut line,
-            )
-            .await;
-            if opts.classify {
-                let suffix = classify_suffix(&entry.metadata);
-                if !suffix.is_empty() {
-                    line.insert_str(line.len() - 1, suffix);
-                }
-            }
-            output.push_str(&line);
-            if opts.recursive && entry.metadata.file_type.is_dir() {
+            let name = quote_name(&entry.name, opts.quoting);
+            let entry_path = vfs_join(path, &entry.name);
+            rows.push(long_row(ctx, &entry_path, &name, &entry.metadata, opts).await);
+        }
+        output.push_str(&render_long(&rows));
+        for entry in &filtered {
+            if opts.recursive
+                && entry.metadata.file_type.is_dir()
+                && entry.name != "."
+                && entry.name != ".."
+            {
                 subdirs.push((
                     vfs_join(path, &entry.name),
                     format!("{}/{}", display_path, entry.name),
@@ -387,7 +399,11 @@ async fn list_directory(
                 name.push_str(classify_suffix(&entry.metadata));
             }
             names.push(name);
-            if opts.recursive && entry.metadata.file_type.is_dir() {
+            if opts.recursive
+                && entry.metadata.file_type.is_dir()
+                && entry.name != "."
+                && entry.name != ".."
+            {
                 subdirs.push((
                     vfs_join(path, &entry.name),
                     format!("{}/{}", display_path, entry.name),
@@ -420,19 +436,154 @@ async fn list_directory(
     Ok(())
 }
 
-/// `ls -l`: append ` -> target` to a symlink's line (before the newline).
-async fn push_link_target(
+/// One `ls -l` line before its columns are aligned: GNU's mode, link count, owner, group,
+/// size, date and name (with `-> target` and the `-F` suffix).
+pub(super) struct LongRow {
+    mode: String,
+    links: u64,
+    size: String,
+    date: String,
+    name: String,
+}
+
+/// The row of one entry at `path`.
+async fn long_row(
     ctx: &Context<'_>,
     path: &Path,
+    name: &str,
     metadata: &crate::fs::Metadata,
-    line: &mut String,
-) {
+    opts: &LsOptions,
+) -> LongRow {
+    let mut name = name.to_string();
     if metadata.file_type.is_symlink()
         && let Ok(target) = ctx.fs.read_link(path).await
     {
-        let at = line.len().saturating_sub(1);
-        line.insert_str(at, &format!(" -> {}", target.display()));
+        name.push_str(&format!(" -> {}", target.display()));
     }
+    if opts.classify {
+        name.push_str(classify_suffix(metadata));
+    }
+    // A folder's links: its own entry, its `.`, and each subfolder's `..`.
+    let links = if metadata.file_type.is_dir() {
+        let subdirs = match ctx.fs.read_dir(path).await {
+            Ok(entries) => entries
+                .iter()
+                .filter(|e| e.metadata.file_type.is_dir())
+                .count(),
+            Err(_) => 0,
+        };
+        2 + subdirs as u64
+    } else {
+        1
+    };
+    let size = if metadata.file_type.is_dir() && metadata.size == 0 {
+        4096
+    } else {
+        metadata.size
+    };
+    LongRow {
+        mode: mode_string(metadata),
+        links,
+        size: if opts.human {
+            gnu_human(size)
+        } else {
+            size.to_string()
+        },
+        date: gnu_date(metadata.modified),
+        name,
+    }
+}
+
+/// Rows as GNU prints them: the link counts and sizes right-aligned to the widest, the
+/// owner and group (one user owns everything: root).
+pub(super) fn render_long(rows: &[LongRow]) -> String {
+    let links_w = rows
+        .iter()
+        .map(|r| r.links.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let size_w = rows.iter().map(|r| r.size.len()).max().unwrap_or(1);
+    let mut out = String::new();
+    for r in rows {
+        out.push_str(&format!(
+            "{} {:>links_w$} root root {:>size_w$} {} {}\n",
+            r.mode, r.links, r.size, r.date, r.name
+        ));
+    }
+    out
+}
+
+/// The 1 KiB blocks an entry takes on an ext4 disk, as `total` counts them: whole 4 KiB
+/// blocks for a file's bytes, one block for a folder, none for a link.
+fn blocks_kib(metadata: &crate::fs::Metadata) -> u64 {
+    match metadata.file_type {
+        FileType::Directory => 4,
+        FileType::Symlink | FileType::Fifo => 0,
+        FileType::File => metadata.size.div_ceil(4096) * 4,
+    }
+}
+
+/// GNU's date column: `Mon DD HH:MM` within the last six months, `Mon DD  YYYY` otherwise
+/// (UTC, the container's zone).
+fn gnu_date(modified: std::time::SystemTime) -> String {
+    let t = crate::time_compat::to_chrono_utc(modified);
+    let now = crate::time_compat::to_chrono_utc(std::time::SystemTime::now());
+    let half_year = chrono::Duration::seconds(31_556_952 / 2);
+    if t > now - half_year && t <= now + chrono::Duration::seconds(1) {
+        t.format("%b %e %H:%M").to_string()
+    } else {
+        t.format("%b %e  %Y").to_string()
+    }
+}
+
+/// `-h` sizes as GNU prints them: bytes under 1 KiB, else one decimal below 10 and none
+/// above, rounded up (`4.0K`, `827`, `1.5M`, `15M`).
+fn gnu_human(size: u64) -> String {
+    if size < 1024 {
+        return size.to_string();
+    }
+    let mut value = size as f64;
+    let mut unit = ' ';
+    for u in ['K', 'M', 'G', 'T', 'P'] {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = u;
+    }
+    if value < 10.0 {
+        let tenths = (value * 10.0).ceil() / 10.0;
+        if tenths < 10.0 {
+            return format!("{tenths:.1}{unit}");
+        }
+        return format!("10{unit}");
+    }
+    format!("{}{unit}", value.ceil() as u64)
+}
+
+fn mode_string(metadata: &crate::fs::Metadata) -> String {
+    let file_type = match metadata.file_type {
+        FileType::Directory => 'd',
+        FileType::Symlink => 'l',
+        FileType::Fifo => 'p',
+        FileType::File => '-',
+    };
+    let mode = metadata.mode;
+    let bit = |mask: u32, c: char| if mode & mask != 0 { c } else { '-' };
+    [
+        file_type,
+        bit(0o400, 'r'),
+        bit(0o200, 'w'),
+        bit(0o100, 'x'),
+        bit(0o040, 'r'),
+        bit(0o020, 'w'),
+        bit(0o010, 'x'),
+        bit(0o004, 'r'),
+        bit(0o002, 'w'),
+        bit(0o001, 'x'),
+    ]
+    .iter()
+    .collect()
 }
 
 /// Return the classify indicator character for a file type.
@@ -503,56 +654,4 @@ pub(super) fn format_columns(entries: &[String], terminal_width: usize) -> Strin
         output.push('\n');
     }
     output
-}
-
-pub(super) fn format_long_entry(name: &str, metadata: &crate::fs::Metadata, human: bool) -> String {
-    let file_type = match metadata.file_type {
-        FileType::Directory => 'd',
-        FileType::Symlink => 'l',
-        FileType::Fifo => 'p',
-        FileType::File => '-',
-    };
-
-    let mode = metadata.mode;
-    let perms = format!(
-        "{}{}{}{}{}{}{}{}{}",
-        if mode & 0o400 != 0 { 'r' } else { '-' },
-        if mode & 0o200 != 0 { 'w' } else { '-' },
-        if mode & 0o100 != 0 { 'x' } else { '-' },
-        if mode & 0o040 != 0 { 'r' } else { '-' },
-        if mode & 0o020 != 0 { 'w' } else { '-' },
-        if mode & 0o010 != 0 { 'x' } else { '-' },
-        if mode & 0o004 != 0 { 'r' } else { '-' },
-        if mode & 0o002 != 0 { 'w' } else { '-' },
-        if mode & 0o001 != 0 { 'x' } else { '-' },
-    );
-
-    let size = if human {
-        human_readable_size(metadata.size)
-    } else {
-        format!("{:>8}", metadata.size)
-    };
-
-    // Format modified time as UTC in long-iso style (YYYY-MM-DD HH:MM)
-    let modified = crate::time_compat::to_chrono_utc(metadata.modified)
-        .format("%Y-%m-%d %H:%M")
-        .to_string();
-
-    format!("{}{} {} {} {}\n", file_type, perms, size, modified, name)
-}
-
-fn human_readable_size(size: u64) -> String {
-    const KB: u64 = 1024;
-    const MB: u64 = 1024 * KB;
-    const GB: u64 = 1024 * MB;
-
-    if size >= GB {
-        format!("{:>5.1}G", size as f64 / GB as f64)
-    } else if size >= MB {
-        format!("{:>5.1}M", size as f64 / MB as f64)
-    } else if size >= KB {
-        format!("{:>5.1}K", size as f64 / KB as f64)
-    } else {
-        format!("{:>6}", size)
-    }
 }
