@@ -197,6 +197,16 @@ pub fn shell_over(sb: Sandbox) -> Shell {
     Shell::new(Arc::new(sb), ShellSettings::default()).expect("shell")
 }
 
+/// A shell over a fresh sandbox whose workspace holds `files`.
+pub fn shell_with(files: &[(&str, &str)]) -> Shell {
+    let sb = sandbox();
+    for (name, text) in files {
+        sb.write_workspace_file(name, text.as_bytes())
+            .expect("write");
+    }
+    shell_over(sb)
+}
+
 /// Run `script` in `shell`; panics only when the shell itself fails (host side).
 pub async fn bash(shell: &mut Shell, script: &str) -> CommandResult {
     shell.exec(script).await.expect("the shell itself failed")

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use llm_in_sandbox::shell::{Shell, ShellSettings};
 
-use crate::common::{bash, sandbox, shown};
+use crate::common::{bash, sandbox, shell_with, shown};
 
 /// (stdout, exit code) of `bash -c SCRIPT` on the host, in a fresh folder.
 fn host_bash(script: &str) -> (String, i32) {
@@ -67,16 +67,6 @@ async fn the_shells_kill_trap_wait_and_scripts_match_bash() {
         }
     }
     assert!(differ.is_empty(), "{}", differ.join("\n\n"));
-}
-
-/// A shell over a fresh sandbox whose workspace holds `files`.
-fn shell_with(files: &[(&str, &str)]) -> Shell {
-    let sb = sandbox();
-    for (name, text) in files {
-        sb.write_workspace_file(name, text.as_bytes())
-            .expect("write");
-    }
-    Shell::new(Arc::new(sb), ShellSettings::default()).expect("shell")
 }
 
 #[tokio::test]

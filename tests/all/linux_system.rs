@@ -9,7 +9,7 @@ use std::time::Duration;
 use llm_in_sandbox::runtime::{Limits, Outcome};
 use llm_in_sandbox::shell::{Shell, ShellSettings};
 
-use crate::common::{bash, ok, py, sandbox, sandbox_with, show, shown};
+use crate::common::{bash, ok, py, sandbox, sandbox_with, shell_with, show, shown};
 
 fn shell() -> Shell {
     Shell::new(Arc::new(sandbox()), ShellSettings::default()).expect("shell over a sandbox")
@@ -257,16 +257,6 @@ async fn a_lowered_cpu_limit_ends_a_busy_program_as_sigxcpu_does() {
         "{}",
         shown(&r)
     );
-}
-
-/// A shell over a fresh sandbox whose workspace holds `files`.
-fn shell_with(files: &[(&str, &str)]) -> Shell {
-    let sb = sandbox();
-    for (name, text) in files {
-        sb.write_workspace_file(name, text.as_bytes())
-            .expect("write");
-    }
-    Shell::new(Arc::new(sb), ShellSettings::default()).expect("shell")
 }
 
 #[tokio::test]
