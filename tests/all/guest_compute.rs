@@ -87,6 +87,15 @@ async fn a_long_product_stops_at_the_calls_deadline() {
         .limits(limits)
         .build()
         .expect("sandbox");
+    // The host takes products of this runtime's guests (so the long one below is the host's,
+    // cut between its blocks, not the guest's OpenBLAS cut by an epoch check).
+    let warm = "import numpy as np; print(int((np.ones((600, 600)) @ np.ones((600, 600)))[0, 0]))";
+    assert_eq!(ok(&py(&sb, &["-c", warm]).await).trim(), "600");
+    assert_eq!(
+        rt.host_products(),
+        1,
+        "the host did not take a 600x600 product"
+    );
     // One product of ~0.5 TFLOP: minutes even on the host; the deadline must cut it.
     let src = "import numpy as np\na = np.ones((5000, 5000))\nprint('start', flush=True)\n\
                c = a @ a\nprint('finished')";
@@ -94,8 +103,9 @@ async fn a_long_product_stops_at_the_calls_deadline() {
     assert_eq!(r.outcome, Outcome::Deadline, "{}", show(&r));
     assert_eq!(r.exit_code, 124, "{}", show(&r));
     assert!(r.stdout_text().contains("start") && !r.stdout_text().contains("finished"));
-    assert!(
-        rt.host_products() == 0,
+    assert_eq!(
+        rt.host_products(),
+        1,
         "a product cut by the deadline is not counted as done"
     );
     eprintln!("stopped after {:?}", r.duration);
