@@ -168,6 +168,7 @@ impl Runtime {
             request,
             network: req.network.clone(),
             processes: req.processes.clone(),
+            loopback: req.loopback.as_ref().map(|l| l.lease()),
             deadline: Instant::now() + limits.timeout,
             open_files: super::open_files::OpenFiles::default(),
             touched_disk: false,
@@ -219,6 +220,7 @@ fn retire(mut store: Store<GuestState>, slot: super::pool::Slot, phases: Arc<Pha
     state.quota = None;
     state.network = None;
     state.processes = None;
+    state.loopback = None;
     state.request = None;
     // Without the sandbox threads the future, and the store in it, is dropped right here.
     let _ = super::executor::detach(async move {

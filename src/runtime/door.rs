@@ -30,6 +30,8 @@
 //!   sets the program's own memory cap (`RLIMIT_AS`; never above the sandbox's limit) and
 //!   answers the figures.
 //!
+//! - `sock\0{"op": ...}\0DATA`: a socket on the sandbox's own loopback network
+//!   ([`super::sock_door`]).
 //! - `gemm\0\0\0\0` then a product's arguments: a matrix product the host does in the
 //!   guest's memory ([`super::gemm`]); answers 0 when done, 1 when the guest's own code is to
 //!   run. The guest's OpenBLAS asks this itself (`relink/gemm.rs`).
@@ -123,6 +125,10 @@ pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> wasmtime::Result
                             vec![which(processes, &bytes[WHICH.len()..]).await]
                         }
                     }
+                    Kind::Sock => match super::sock_door::serve(&mut caller, req, len).await {
+                        Some(parts) => parts,
+                        None => return Ok(FAULT),
+                    },
                     Kind::Modes(request) => super::modes::serve(&mut caller, request, req, len)?,
                     Kind::System => match read_guest(&mut caller, req, len, MAX_SYSTEM_BYTES) {
                         Ok(bytes) => system(&mut caller, &bytes[SYSTEM.len()..]),
@@ -147,6 +153,8 @@ enum Kind {
     /// File modes and the program's end (`modes.rs`).
     Modes(super::modes::Request),
     System,
+    /// A socket on the sandbox's loopback (`sock_door.rs`).
+    Sock,
     /// A matrix product (`gemm.rs`).
     Gemm,
     Other,
@@ -174,6 +182,8 @@ fn read_kind(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<
         Kind::Which
     } else if head.starts_with(SYSTEM) {
         Kind::System
+    } else if head.starts_with(super::sock_door::SOCK) {
+        Kind::Sock
     } else if super::gemm::is_request(head) {
         Kind::Gemm
     } else if let Some(request) = super::modes::kind(head) {

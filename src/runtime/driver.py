@@ -656,6 +656,9 @@ def _lis_patch_http(client, sys):
                 host, port = self._tunnel_host, self._tunnel_port
             else:
                 host, port = self.host, self.port
+            if self._lis_scheme == "http" and _lis_sock_loopback_listening(host, port):
+                # A server of this sandbox (sockets.py): a real connection on its loopback.
+                return base.connect(self)
             origin = _lis_origin(self._lis_scheme, host, port, self.default_port)
             _lis_door_call(b"http-check", {"url": origin + "/"})
             self.sock = _LisSocket(self, origin)

@@ -17,6 +17,7 @@ pub(super) const DRIVER: &str = concat!(
     include_str!("linux_box/ssl.py"),
     include_str!("linux_box/commands.py"),
     include_str!("linux_box/system.py"),
+    include_str!("linux_box/sockets.py"),
     include_str!("linux_box/kill.py"),
     include_str!("linux_box/install.py"),
 );
@@ -79,6 +80,7 @@ impl Runtime {
             quota: None,
             network: None,
             processes: None,
+            loopback: None,
         };
         let (r, _) = self.turn(&code, &req, None, Instant::now()).await?;
         let hex = r.stdout_text();
@@ -252,6 +254,7 @@ mod tests {
             quota: None,
             network: None,
             processes: None,
+            loopback: None,
         }
     }
 

@@ -21,6 +21,7 @@ mod invocation;
 mod io;
 mod limits;
 pub mod linux_files;
+pub mod loopback;
 mod modes;
 pub mod net;
 mod open_files;
@@ -32,6 +33,7 @@ mod programs;
 mod relink;
 mod shim;
 mod site_layer;
+mod sock_door;
 mod write_guard;
 pub use open_files::{
     LimitRaise, OpenFileLimit, PER_CALL as MAX_OPEN_FILES_PER_CALL,
@@ -150,6 +152,9 @@ pub struct RunRequest {
     /// Where the guest's `subprocess`/`os.system` commands run (the episode's shell), through
     /// the host door. `None`: they fail with an `OSError` saying why.
     pub processes: Option<Arc<dyn procs::GuestProcesses>>,
+    /// The sandbox's own loopback network the guest's sockets use (`None`: sockets fail
+    /// with `EAFNOSUPPORT`).
+    pub loopback: Option<Arc<loopback::Loopback>>,
 }
 
 struct GuestState {
@@ -163,6 +168,8 @@ struct GuestState {
     network: Option<Arc<dyn net::GuestNetwork>>,
     /// Where the guest's commands run (`None`: refused).
     processes: Option<Arc<dyn procs::GuestProcesses>>,
+    /// This program's sockets on the sandbox's loopback (closed when it ends).
+    loopback: Option<loopback::Lease>,
     /// When the call's deadline passes: a request through the door may not outlive it.
     deadline: Instant,
     /// The files the guest holds open (bounded: [`open_files`]).

@@ -265,6 +265,7 @@ impl Runtime {
             request: None,
             network: None,
             processes: None,
+            loopback: None,
             deadline: Instant::now() + req.limits.timeout,
             open_files: super::open_files::OpenFiles::default(),
             touched_disk: false,

@@ -88,6 +88,7 @@ impl Runtime {
             quota: None,
             network: None,
             processes: None,
+            loopback: None,
         };
         let r = self.run_here(req).await.map_err(|e| e.to_string())?;
         if r.exit_code == 0 {

@@ -175,6 +175,7 @@ impl SandboxBuilder {
             cwd: GUEST_WORKSPACE.to_string(),
             quota,
             door: http::door(&self.network, &self.http),
+            loopback: crate::runtime::loopback::Loopback::new(),
             network: self.network,
             pip_settings: self.pip_settings,
             installed: Arc::new(std::sync::Mutex::new(Vec::new())),
@@ -217,6 +218,8 @@ pub struct Sandbox {
     installed: Arc<std::sync::Mutex<Vec<crate::packages::Locked>>>,
     /// Python's way to the network (through the host door), under `network`.
     door: Arc<http::HttpDoor>,
+    /// The sandbox's own loopback network (its programs' sockets on 127.0.0.1 and ::1).
+    loopback: Arc<crate::runtime::loopback::Loopback>,
 }
 
 impl Sandbox {
@@ -617,6 +620,7 @@ impl Sandbox {
             quota: Some(self.quota.clone()),
             network: Some(self.door.clone()),
             processes,
+            loopback: Some(self.loopback.clone()),
         };
         // The runtime re-measures the quota after the call.
         let mut r = self.runtime.run(req).await?;

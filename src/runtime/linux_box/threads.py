@@ -85,6 +85,11 @@ def _lis_wait(ready, timeout, what):
                         break
                     if d is not None:
                         outer_later = True
+                if outer_can and getattr(me, "_lis_restartable", False):
+                    # A server loop waiting for its next request (sockets.py): it runs again
+                    # from the top at the next blocking point.
+                    me._lis_again = True
+                    _lis_stop(S, me, what)
                 if deadline is None and (outer_can or outer_later):
                     _lis_stop(S, me, what)
                 if outer_can:
@@ -96,6 +101,10 @@ def _lis_wait(ready, timeout, what):
             wake = deadline
             if S.alarm_at is not None and (wake is None or S.alarm_at < wake):
                 wake = S.alarm_at
+            if (wake is None or wake > now) and _lis_sock_idle(S, wake, now):
+                if ready():
+                    return True
+                continue
             if wake is None:
                 raise RuntimeError(
                     "deadlock: %s waits in %s and no other thread can run, so it would wait "
@@ -135,7 +144,20 @@ def _lis_run_thread(S, t):
         S.stopping.discard(t)
         if events is not None:
             events._set_running_loop(loop)
-        t._lis_handle._done = True
+        if getattr(t, "_lis_again", False):
+            t._lis_again = False
+            _lis_thread_requeue(S, t)
+        else:
+            t._lis_handle._done = True
+
+
+def _lis_thread_requeue(S, t):
+    # Run `t` again from its target's start (a server loop that gave way, see sockets.py).
+    threading = _lis_sys.modules["threading"]
+    t._target, t._args, t._kwargs = t._lis_target
+    with threading._active_limbo_lock:
+        threading._limbo[t] = t
+    S.pending.append(t)
 
 
 class _LisHandle:
@@ -182,13 +204,14 @@ def _lis_thread_start(self):
             setattr(self, name, handle)
     run = self.run
     target = getattr(self, "_target", None)
+    self._lis_target = (target, getattr(self, "_args", ()), getattr(self, "_kwargs", {}))
     quiet = getattr(target, "__module__", "") in ("concurrent.futures.thread",)
 
     def run_here():
         try:
             run()
         except _LisAbandon:
-            if not self.daemon and not quiet:
+            if not self.daemon and not quiet and not getattr(self, "_lis_again", False):
                 S.lost.append(self)
 
     self.run = run_here
@@ -376,10 +399,35 @@ def _lis_patch_selector_events(mod):
             return self._lis_woken
 
         def select(self, timeout=None):
-            if not self._lis_woken and (timeout is None or timeout > 0):
-                _lis_wait(self._woken, timeout, "the asyncio event loop (nothing left to wake it)")
+            items, keys = [], {}
+            for fd, key in self._keys.items():
+                sock = _lis_sock_of(fd)
+                if sock is not None and sock._lis_id is not None:
+                    bits = (1 if key.events & 1 else 0) | (4 if key.events & 2 else 0)
+                    items.append([sock._lis_id, bits])
+                    keys[sock._lis_id] = key
+            if not items:
+                if not self._lis_woken and (timeout is None or timeout > 0):
+                    _lis_wait(self._woken, timeout, "the asyncio event loop (nothing left to wake it)")
+                self._lis_woken = False
+                return []
+            ready = _lis_sock_ready(items)
+            if not ready and not self._lis_woken and (timeout is None or timeout > 0):
+
+                def woken_or_ready():
+                    return self._lis_woken or bool(_lis_sock_ready(items))
+
+                woken_or_ready._lis_poll = items
+                _lis_wait(woken_or_ready, timeout, "the asyncio event loop")
+                ready = _lis_sock_ready(items)
             self._lis_woken = False
-            return []
+            out = []
+            for sid, bits in ready:
+                key = keys[sid]
+                events = (1 if bits & 17 else 0) | (2 if bits & 20 else 0)
+                if events & key.events:
+                    out.append((key, events & key.events))
+            return out
 
         def close(self):
             self._keys.clear()
