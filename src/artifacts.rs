@@ -238,7 +238,14 @@ pub fn ensure(opts: &SetupOptions, progress: &dyn Fn(&str)) -> Result<RuntimeFil
     }
     fs::create_dir_all(&dir).map_err(io_err("create directory", &dir))?;
     let lock_path = dir.join(".lock");
-    let lock = File::create(&lock_path).map_err(io_err("create lock file", &lock_path))?;
+    let lock = match File::create(&lock_path) {
+        Ok(lock) => lock,
+        // A cache baked into a read-only image (docs/deploy.md): copying it there changed the
+        // files' inodes, so the stamp no longer matches, and nothing can write a new one.
+        // Nothing can change the files either: check them as they are.
+        Err(e) if read_only(&e) && verify_installed(&dir).is_ok() => return Ok(files),
+        Err(e) => return Err(io_err("create lock file", &lock_path)(e)),
+    };
     lock.lock().map_err(io_err("lock", &lock_path))?;
     // Another process may have finished while we waited for the lock.
     if stamp_is_valid(&dir) {
@@ -250,6 +257,11 @@ pub fn ensure(opts: &SetupOptions, progress: &dyn Fn(&str)) -> Result<RuntimeFil
     }
     write_stamp(&dir)?;
     Ok(files)
+}
+
+/// Whether an error says the file system (or folder) cannot be written.
+fn read_only(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::ReadOnlyFilesystem || e.kind() == io::ErrorKind::PermissionDenied
 }
 
 fn install(opts: &SetupOptions, dir: &Path, progress: &dyn Fn(&str)) -> Result<(), SetupError> {
