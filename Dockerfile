@@ -34,7 +34,9 @@ RUN apt-get update \
 RUN useradd --system --uid 10001 --user-group --home-dir /tmp --no-create-home \
         --shell /usr/sbin/nologin sandbox
 COPY --from=binary /llm-in-sandbox /usr/local/bin/llm-in-sandbox
+# The cache is read-only at run time: episodes' `pip install` keeps its downloads under /tmp.
 ENV LLM_IN_SANDBOX_CACHE=/opt/llm-in-sandbox/cache \
+    LLM_IN_SANDBOX_PACKAGES_CACHE=/tmp/llm-in-sandbox-packages \
     HOME=/tmp \
     TMPDIR=/tmp
 
@@ -47,7 +49,8 @@ FROM base AS setup
 COPY deploy/docker/ca/ /usr/local/share/ca-certificates/
 RUN update-ca-certificates >/dev/null
 ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
-    LLM_IN_SANDBOX_C_TOOLCHAIN=off
+    LLM_IN_SANDBOX_C_TOOLCHAIN=off \
+    LLM_IN_SANDBOX_PACKAGES_CACHE=
 RUN llm-in-sandbox setup
 
 FROM base

@@ -129,6 +129,16 @@ fn packages_dir(cache_root: &Path) -> PathBuf {
     cache_root.join("packages")
 }
 
+/// Where episodes' `pip install` keeps its locks and wheels: `$LLM_IN_SANDBOX_PACKAGES_CACHE`
+/// when set (the image sets it under `/tmp`, since its cache is read-only), else the cache's
+/// `packages` folder.
+fn downloads_dir(cache_root: &Path) -> PathBuf {
+    match std::env::var_os("LLM_IN_SANDBOX_PACKAGES_CACHE") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => packages_dir(cache_root),
+    }
+}
+
 /// Where the requested `--with` list is kept between commands (written by `setup --with`).
 pub fn with_file(cache_root: &Path) -> PathBuf {
     packages_dir(cache_root).join("with.txt")

@@ -29,20 +29,36 @@ if ! "$DOCKER" info >/dev/null 2>&1; then
   "$DOCKER" info >/dev/null 2>&1 || { tail -30 /tmp/dockerd.log; echo "dockerd did not start"; exit 1; }
 fi
 
+# Whatever the script leaves in the build context goes away, even when a step fails.
+cleanup() { rm -f deploy/docker/ca/*.crt deploy/docker/prebuilt/llm-in-sandbox; }
+trap cleanup EXIT
+
 BASE=debian:bookworm-slim
 if ! "$DOCKER" image inspect "$BASE" >/dev/null 2>&1; then
-  mirror=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  [ -n "$mirror" ] || mirror=$(awk '$1=="deb"{print $2; exit}' /etc/apt/sources.list)
-  root=$(mktemp -d /dev/shm/bookworm.XXXX 2>/dev/null || mktemp -d)
-  step "making $BASE with debootstrap (about 30 s)"
-  debootstrap --variant=minbase bookworm "$root" "$mirror" >/tmp/debootstrap.log
+  # The configured Debian mirror (deb822 `URIs:`, else a one-line `deb [options] URL`), or
+  # DEBIAN_MIRROR. debootstrap needs a plain http(s) URL.
+  mirror="${DEBIAN_MIRROR:-}"
+  [ -n "$mirror" ] || mirror=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  [ -n "$mirror" ] || mirror=$(awk '$1=="deb"{for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}' /etc/apt/sources.list 2>/dev/null || true)
+  case "$mirror" in
+    http://*|https://*) ;;
+    *) echo "ci-image: no plain http(s) Debian mirror found in apt's sources ('$mirror'): set DEBIAN_MIRROR"; exit 1 ;;
+  esac
+  # tmpfs is about twice as fast (dpkg syncs), but debootstrap refuses a nodev mount.
+  if findmnt -no OPTIONS /dev/shm 2>/dev/null | grep -qvw nodev; then
+    root=$(mktemp -d /dev/shm/bookworm.XXXX)
+  else
+    root=$(mktemp -d /var/tmp/bookworm.XXXX)
+  fi
+  step "making $BASE with debootstrap from $mirror (30-70 s)"
+  debootstrap --variant=minbase bookworm "$root" "$mirror" >/tmp/debootstrap.log 2>&1 \
+    || { tail -30 /tmp/debootstrap.log; echo "ci-image: debootstrap failed"; exit 1; }
   rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/usr/share/doc/* \
     "$root"/usr/share/man/* "$root"/var/log/*
   : >"$root"/etc/resolv.conf
-  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-    rm -f "$root"/etc/apt/sources.list
-    cp /etc/apt/sources.list.d/debian.sources "$root"/etc/apt/sources.list.d/
-  fi
+  # The same mirror with bookworm's updates and security suites.
+  printf 'deb %s bookworm main\ndeb %s bookworm-updates main\n' "$mirror" "$mirror" \
+    >"$root"/etc/apt/sources.list
   # As the published slim image: no downloaded packages left in layers, no recommends.
   printf '%s\n' 'DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/*.bin || true"; };' \
     'Dir::Cache::pkgcache ""; Dir::Cache::srcpkgcache "";' >"$root"/etc/apt/apt.conf.d/docker-clean
@@ -61,6 +77,5 @@ start=$(date +%s)
 step "building $TAG"
 DOCKER_BUILDKIT=1 "$DOCKER" build --progress=plain --build-arg BINARY_FROM=prebuilt -t "$TAG" . \
   >/tmp/ci-image-build.log 2>&1 || { tail -60 /tmp/ci-image-build.log; exit 1; }
-rm -f deploy/docker/ca/*.crt deploy/docker/prebuilt/llm-in-sandbox
 size=$("$DOCKER" image inspect -f '{{.Size}}' "$TAG")
 step "built $TAG in $(($(date +%s) - start)) s, $((size / 1048576)) MiB"

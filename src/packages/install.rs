@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::{Lock, Locked, PackageError, io_err, normalize, packages_dir};
+use super::{Lock, Locked, PackageError, downloads_dir, io_err, normalize};
 
 /// Unpack `lock`'s wheels (except `skip` names, normalized) into `dest`, a capability for a
 /// site directory. `charge` is called with each file's size before it is written (the quota);
@@ -22,7 +22,7 @@ pub fn install_into(
     max_bytes: u64,
     charge: &mut dyn FnMut(u64) -> Result<(), PackageError>,
 ) -> Result<Vec<Locked>, PackageError> {
-    let wheels = packages_dir(cache_root).join("wheels");
+    let wheels = downloads_dir(cache_root).join("wheels");
     let mut installed = Vec::new();
     let mut written = 0u64;
     for p in &lock.packages {

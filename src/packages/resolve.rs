@@ -7,7 +7,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::pip::{PURE_TARGET, PipSettings, run_pip};
-use super::{PackageError, Requirement, builtin, io_err, normalize, packages_dir};
+use super::{PackageError, Requirement, builtin, downloads_dir, io_err, normalize};
 use crate::artifacts::sha256_file;
 
 /// One resolved wheel.
@@ -139,7 +139,7 @@ pub fn resolve_with_builtins(
     settings: &PipSettings,
     builtins: &[(String, String)],
 ) -> Result<Lock, PackageError> {
-    let dir = packages_dir(cache_root);
+    let dir = downloads_dir(cache_root);
     let stubs = if builtins.is_empty() {
         None
     } else {

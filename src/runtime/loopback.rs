@@ -15,7 +15,8 @@
 //! Bounded, as a kernel's socket buffers are: at most [`MAX_SOCKETS`] sockets per sandbox,
 //! [`STREAM_BUFFER`] bytes in flight per stream direction (a sender waits for room), and
 //! [`DGRAM_QUEUE`] bytes of datagrams queued per socket (more are dropped, as UDP does). The
-//! worst case is about 128 MiB per sandbox, outside the guest's own memory limit.
+//! worst case is about 256 MiB per sandbox (a buffer's memory grows by doubling up to its
+//! bound), outside the guest's own memory limit.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -27,8 +28,13 @@ use std::time::{Duration, Instant};
 pub const MAX_SOCKETS: usize = 512;
 /// Bytes in flight in one direction of a stream before its sender must wait.
 pub const STREAM_BUFFER: usize = 256 << 10;
-/// Bytes of datagrams queued on one socket before more are dropped.
+/// Bytes of datagrams queued on one socket before more are dropped, each datagram counted
+/// with [`DGRAM_OVERHEAD`] more (so empty ones cannot queue without end).
 pub const DGRAM_QUEUE: usize = 256 << 10;
+/// What one queued datagram costs besides its bytes (its sender, its buffer).
+const DGRAM_OVERHEAD: usize = 128;
+/// The most items one `poll` may ask about.
+pub const MAX_POLL_ITEMS: usize = MAX_SOCKETS;
 /// The largest datagram (as UDP over IPv4).
 pub const MAX_DGRAM: usize = 65_507;
 /// The longest queue of connections a listener keeps.
@@ -204,10 +210,18 @@ impl Loopback {
         }
     }
 
+    /// Run a change; waiters are woken when it succeeded (a refused one changed nothing).
     fn with<T>(&self, f: impl FnOnce(&mut Net) -> Result<T, Errno>) -> Result<T, Errno> {
         let out = f(&mut self.lock());
-        self.changed.notify_waiters();
+        if out.is_ok() {
+            self.changed.notify_waiters();
+        }
         out
+    }
+
+    /// Read without changing anything (no waiter is woken).
+    fn look<T>(&self, f: impl FnOnce(&mut Net) -> Result<T, Errno>) -> Result<T, Errno> {
+        f(&mut self.lock())
     }
 }
 
@@ -240,7 +254,14 @@ impl Lease {
                     return Err(e);
                 }
             };
-            let addr = n.bind(listener, loopback_v4(0))?;
+            let addr = match n.bind(listener, loopback_v4(0)) {
+                Ok(addr) => addr,
+                Err(e) => {
+                    n.close(a);
+                    n.close(listener);
+                    return Err(e);
+                }
+            };
             n.get(self.owner, listener)?.state = State::Listening {
                 queue: VecDeque::new(),
                 backlog: 1,
@@ -262,7 +283,11 @@ impl Lease {
     /// IPv6 socket bound to `::` takes no IPv4 (`IPV6_V6ONLY`).
     pub fn bind(&self, id: u64, addr: SocketAddr, v6only: bool) -> Result<SocketAddr, Errno> {
         self.loopback.with(|n| {
-            n.get(self.owner, id)?.v6only = v6only && addr.is_ipv6();
+            let sock = n.get(self.owner, id)?;
+            if sock.local.is_some() {
+                return Err(EINVAL);
+            }
+            sock.v6only = v6only && addr.is_ipv6();
             n.bind(id, addr)
         })
     }
@@ -348,12 +373,12 @@ impl Lease {
 
     /// The address a socket is bound to, if it is.
     pub fn local(&self, id: u64) -> Result<Option<SocketAddr>, Errno> {
-        self.loopback.with(|n| Ok(n.get(self.owner, id)?.local))
+        self.loopback.look(|n| Ok(n.get(self.owner, id)?.local))
     }
 
     /// The peer's address of a connected socket.
     pub fn peer(&self, id: u64) -> Result<SocketAddr, Errno> {
-        self.loopback.with(|n| match &n.get(self.owner, id)?.state {
+        self.loopback.look(|n| match &n.get(self.owner, id)?.state {
             State::Connected(s) => Ok(s.peer_addr),
             _ => match n.get(self.owner, id)?.default_dest {
                 Some(d) => Ok(d),
@@ -366,7 +391,7 @@ impl Lease {
     /// that program can make it ready, and a wait with nothing else to run would be forever.
     pub fn peer_is_own(&self, id: u64) -> bool {
         let n = self.loopback.lock();
-        let Some(sock) = n.sockets.get(&id) else {
+        let Some(sock) = n.sockets.get(&id).filter(|s| s.owner == self.owner) else {
             return false;
         };
         match &sock.state {
@@ -621,6 +646,13 @@ impl Net {
             return if data.is_empty() { Ok(0) } else { Err(EAGAIN) };
         }
         let n = room.min(data.len());
+        // Grow by doubling, never past the bound (VecDeque alone may double past it).
+        let want = (p.rx.len() + n)
+            .max(p.rx.capacity().saturating_mul(2))
+            .min(STREAM_BUFFER);
+        if want > p.rx.capacity() {
+            p.rx.reserve_exact(want - p.rx.len());
+        }
         p.rx.extend(&data[..n]);
         Ok(n)
     }
@@ -648,9 +680,9 @@ impl Net {
         let from = self.auto_bind(id, to)?;
         if let Some(dest) = self.find_bound(Transport::Datagram, to, false)
             && let Some(d) = self.sockets.get_mut(&dest)
-            && d.queued + data.len() <= DGRAM_QUEUE
+            && d.queued + data.len() + DGRAM_OVERHEAD <= DGRAM_QUEUE
         {
-            d.queued += data.len();
+            d.queued += data.len() + DGRAM_OVERHEAD;
             d.datagrams.push_back((from, data.to_vec()));
         }
         Ok(data.len())
@@ -663,7 +695,7 @@ impl Net {
                 sock.datagrams.front().cloned().ok_or(EAGAIN)?
             } else {
                 let (from, data) = sock.datagrams.pop_front().ok_or(EAGAIN)?;
-                sock.queued -= data.len();
+                sock.queued -= data.len() + DGRAM_OVERHEAD;
                 (from, data)
             };
             let mut data = data;
@@ -873,6 +905,14 @@ mod tests {
         assert_eq!(p.recv(r, 100, false).expect("recv").data, b"two!");
         assert_eq!(p.recv(r, 100, false), Err(EAGAIN));
         assert_eq!(p.send_to(s, &vec![0; MAX_DGRAM + 1], to), Err(EMSGSIZE));
+        // Empty datagrams count too: the queue stays bounded.
+        for _ in 0..DGRAM_QUEUE {
+            p.send_to(s, b"", to).expect("send");
+        }
+        assert_eq!(
+            lb.lock().sockets.get(&r).map(|d| d.datagrams.len()),
+            Some(DGRAM_QUEUE / DGRAM_OVERHEAD)
+        );
     }
 
     #[tokio::test]

@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 use wasmtime::Caller;
 
 use super::GuestState;
-use super::loopback::{Errno, Lease, Loopback, STREAM_BUFFER, Transport};
+use super::loopback::{Errno, Lease, Loopback, MAX_POLL_ITEMS, STREAM_BUFFER, Transport};
 
 pub(super) const SOCK: &[u8] = b"sock\0";
 /// The largest request read: one send's data (the guest sends in pieces of at most this).
@@ -119,6 +119,9 @@ pub(super) async fn serve(
             "Address family not supported by protocol (no sandbox network is bound)",
         )));
     };
+    if meta.items.len() > MAX_POLL_ITEMS {
+        return Some(failure(Errno(22, "Invalid argument")));
+    }
     if meta.op == "poll" {
         let (loopback, owner) = (lease.loopback().clone(), lease.owner());
         return Some(poll(loopback, owner, &meta, deadline).await);

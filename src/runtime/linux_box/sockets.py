@@ -13,6 +13,7 @@
 # `os.read`/`os.write`/`os.close` accept them.
 
 _LIS_POLLIN, _LIS_POLLOUT, _LIS_POLLHUP = 1, 4, 16
+_lis_sock_kept = []  # sockets of stopped threads, open until the program ends
 _LIS_LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
 
 
@@ -166,11 +167,23 @@ def _lis_sock_pyaddr(sock, pair):
 
 
 class _LisSockFd:
-    # The descriptor table's entry for a socket (os.read/os.write/os.close on its number).
-    __slots__ = ("sock",)
+    # The descriptor table's entry for a socket (os.read/os.write/os.close on its number). It
+    # holds the socket weakly, so a socket dropped without close() is collected and closed as
+    # on Linux; a detached one (socket.detach()) is held until a new socket object adopts it.
+    __slots__ = ("ref", "held")
 
     def __init__(self, sock):
-        self.sock = sock
+        import weakref
+
+        self.ref = weakref.ref(sock)
+        self.held = None
+
+    @property
+    def sock(self):
+        sock = self.ref()
+        if sock is None:
+            raise OSError(_lis_errno.EBADF, "Bad file descriptor")
+        return sock
 
     def read(self, n):
         return self.sock.recv(n)
@@ -179,8 +192,10 @@ class _LisSockFd:
         return self.sock.send(data)
 
     def close(self):
-        self.sock._lis_fd = -1
-        self.sock.close()
+        sock = self.ref()
+        if sock is not None:
+            sock._lis_fd = -1
+            sock.close()
 
     def isatty(self):
         return False
@@ -287,6 +302,7 @@ def _lis_socket_class(socket):
                 if not isinstance(entry, _LisSockFd):
                     raise OSError(_lis_errno.ENOTSOCK, "Socket operation on non-socket")
                 other = entry.sock
+                entry.held = None
                 family, type, proto = other._lis_family, other._lis_type, other._lis_proto
                 self._lis_adopt(other._lis_id, family, type, proto)
                 other._lis_id, other._lis_fd = None, -1
@@ -345,11 +361,24 @@ def _lis_socket_class(socket):
 
         def __del__(self):
             if getattr(self, "_lis_id", None) is not None:
-                self._real_close()
+                if _lis_th.stopping:
+                    # Dropped while a stopped thread unwinds (threads.py): it stays open
+                    # until the program ends, so its peer's next wait is reported as the
+                    # deadlock it is, not as a connection the program never closed.
+                    _lis_sock_kept.append(self)
+                    return
+                try:
+                    self._real_close()
+                except Exception:  # noqa: BLE001 - as a finalizer: never raise
+                    pass
 
         def detach(self):
+            fd = self.fileno()
+            entry = _lis_fds.get(fd)
+            if isinstance(entry, _LisSockFd):
+                entry.held = self  # kept open for `socket.socket(fileno=fd)`
             self._closed = True
-            return self.fileno()
+            return fd
 
         def dup(self):
             raise OSError(_lis_errno.EOPNOTSUPP, "socket.dup() is not supported in this sandbox")
@@ -471,9 +500,14 @@ def _lis_socket_class(socket):
 
         def sendto(self, data, flags_or_address, address=None):
             address = flags_or_address if address is None else address
+            data = memoryview(data).cast("B")
+            if self._lis_type == dgram and len(data) > 65507:
+                raise OSError(_lis_errno.EMSGSIZE, "Message too long")
+            if len(data) > 262144:
+                return self.send(data)
             meta = _lis_sock_addr(self, address, False)
             meta["id"] = self._lis_sid()
-            answer = _lis_sock_call("sendto", meta, memoryview(data).cast("B"))[0]
+            answer = _lis_sock_call("sendto", meta, data)[0]
             self._lis_local = answer["local"]
             return answer["n"]
 
@@ -497,12 +531,18 @@ def _lis_socket_class(socket):
 
         def recv_into(self, buffer, nbytes=0, flags=0):
             view = memoryview(buffer).cast("B")
+            if nbytes < 0:
+                raise ValueError("negative buffersize in recv_into")
+            if nbytes > len(view):
+                raise ValueError("buffer too small for requested bytes")
             data = self._lis_recv(nbytes or len(view), flags, "socket.recv_into()")[0]
             view[: len(data)] = data
             return len(data)
 
         def recvfrom_into(self, buffer, nbytes=0, flags=0):
             view = memoryview(buffer).cast("B")
+            if nbytes > len(view):
+                raise ValueError("nbytes is greater than the length of the buffer")
             data, sender = self._lis_recv(nbytes or len(view), flags, "socket.recvfrom_into()")
             view[: len(data)] = data
             return len(data), (None if sender is None else _lis_sock_pyaddr(self, sender))
@@ -582,6 +622,29 @@ def _lis_socket_functions(socket):
     def fromfd(fd, family, type, proto=0):
         raise OSError(_lis_errno.EOPNOTSUPP, "socket.fromfd() is not supported in this sandbox")
 
+    def inet_pton(family, ip_string):
+        import ipaddress
+
+        kind = {AF_INET: ipaddress.IPv4Address, AF_INET6: ipaddress.IPv6Address}.get(family)
+        if kind is None:
+            raise OSError(_lis_errno.EAFNOSUPPORT, "Address family not supported by protocol")
+        try:
+            return kind(ip_string).packed
+        except ValueError:
+            raise OSError("illegal IP address string passed to inet_pton") from None
+
+    def inet_ntop(family, packed_ip):
+        import ipaddress
+
+        size = {AF_INET: 4, AF_INET6: 16}.get(family)
+        if size is None:
+            raise ValueError("unknown address family %d" % family)
+        packed_ip = bytes(packed_ip)
+        if len(packed_ip) != size:
+            raise ValueError("invalid length of packed IP address string")
+        return str(ipaddress.ip_address(packed_ip))
+
+    socket.inet_pton, socket.inet_ntop = inet_pton, inet_ntop
     getaddrinfo.__doc__ = real_getaddrinfo.__doc__
     socket.getaddrinfo, socket.gethostbyname = getaddrinfo, gethostbyname
     socket.socketpair, socket.fromfd = socketpair, fromfd
@@ -592,7 +655,7 @@ def _lis_socket_functions(socket):
 
 def _lis_sock_of(fd):
     entry = _lis_fds.get(fd) if isinstance(fd, int) else None
-    return entry.sock if isinstance(entry, _LisSockFd) else None
+    return entry.ref() if isinstance(entry, _LisSockFd) else None
 
 
 def _lis_fd_of(obj):
@@ -608,10 +671,12 @@ def _lis_poll_fds(wanted, timeout, what):
     # wanted: {fd: bits}. Answers {fd: bits ready}. Real descriptors are always ready, as a
     # regular file is to select() on Linux.
     ours, out, by_id = [], {}, {}
-    for fd, bits in wanted.items():
+    for fd, mask in wanted.items():
+        # POLLRDNORM (64) reads as POLLIN, POLLWRNORM (256) as POLLOUT; the host knows these two.
+        bits = (_LIS_POLLIN if mask & 65 else 0) | (_LIS_POLLOUT if mask & 260 else 0)
         sock = _lis_sock_of(fd)
         if sock is None or sock._lis_id is None:
-            out[fd] = bits & (_LIS_POLLIN | _LIS_POLLOUT)
+            out[fd] = bits
         else:
             ours.append([sock._lis_id, bits])
             by_id[sock._lis_id] = fd
@@ -673,7 +738,14 @@ def _lis_patch_select(select):
             elif timeout is not None:
                 timeout = None
             got = _lis_poll_fds(dict(self._fds), timeout, "poll()")
-            return [(fd, bits) for fd, bits in got.items() if bits]
+            out = []
+            for fd, bits in got.items():
+                mask = self._fds.get(fd, 0)
+                # As Linux: the *NORM bits asked for come with their plain ones.
+                bits |= (64 if bits & 1 and mask & 64 else 0) | (256 if bits & 4 and mask & 256 else 0)
+                if bits:
+                    out.append((fd, bits))
+            return out
 
     select_.__doc__ = real_select.__doc__
     select_._lis = True
@@ -710,17 +782,46 @@ def _lis_patch_selectors(selectors):
 
 
 def _lis_patch_socketserver(socketserver):
-    # A server's loop in a thread (`serve_forever`) waits for the next request in select():
-    # when the thread that started it could go on, the loop gives way at once and runs again,
-    # from the top, at the next blocking point (its state is the server object's), instead of
-    # being stopped for good (threads.py).
+    # A thread whose target is a server's `serve_forever` waits for the next request in
+    # select(): when the thread that started it could go on, the loop gives way at once and
+    # runs again from the top at the next blocking point (its state is the server object's),
+    # instead of being stopped for good (threads.py). Only that exact target: a target that
+    # does more, or `handle_request()` loops, would repeat their other work.
+    if getattr(socketserver, "_lis", False):
+        return
+    socketserver._lis = True
     base = socketserver._ServerSelector
+    real_serve = socketserver.BaseServer.serve_forever
+
+    def serving_thread(server):
+        S = _lis_th
+        me = S.stack[-1] if S.stack else None
+        target = getattr(me, "_lis_target", (None,))[0]
+        if me is None or getattr(target, "__self__", None) is not server:
+            return None
+        return me if getattr(target, "__name__", "") == "serve_forever" else None
+
+    def serve_forever(self, poll_interval=0.5):
+        me = serving_thread(self)
+        if me is not None and getattr(me, "_lis_rerun", False):
+            me._lis_rerun = False
+            # Shut down or closed while it waited to run again: the loop has ended.
+            if self._BaseServer__shutdown_request or self.fileno() < 0:
+                self._BaseServer__shutdown_request = False
+                return None
+        if me is not None:
+            me._lis_serving = True
+        try:
+            return real_serve(self, poll_interval)
+        finally:
+            if me is not None:
+                me._lis_serving = False
 
     class _ServerSelector(base):
         def select(self, timeout=None):
             S = _lis_th
             me = S.stack[-1] if S.stack else None
-            if me is None:
+            if me is None or not getattr(me, "_lis_serving", False):
                 return super().select(timeout)
             me._lis_restartable = True
             try:
@@ -728,6 +829,8 @@ def _lis_patch_socketserver(socketserver):
             finally:
                 me._lis_restartable = False
 
+    serve_forever.__doc__ = real_serve.__doc__
+    socketserver.BaseServer.serve_forever = serve_forever
     socketserver._ServerSelector = _ServerSelector
 
 

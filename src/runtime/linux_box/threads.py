@@ -155,6 +155,8 @@ def _lis_thread_requeue(S, t):
     # Run `t` again from its target's start (a server loop that gave way, see sockets.py).
     threading = _lis_sys.modules["threading"]
     t._target, t._args, t._kwargs = t._lis_target
+    t._lis_rerun = True
+    t._lis_late_since = None
     with threading._active_limbo_lock:
         threading._limbo[t] = t
     S.pending.append(t)
