@@ -32,7 +32,7 @@ pub const STREAM_BUFFER: usize = 256 << 10;
 /// with [`DGRAM_OVERHEAD`] more (so empty ones cannot queue without end).
 pub const DGRAM_QUEUE: usize = 256 << 10;
 /// What one queued datagram costs besides its bytes (its sender, its buffer).
-const DGRAM_OVERHEAD: usize = 128;
+pub const DGRAM_OVERHEAD: usize = 128;
 /// The most items one `poll` may ask about.
 pub const MAX_POLL_ITEMS: usize = MAX_SOCKETS;
 /// The largest datagram (as UDP over IPv4).
