@@ -383,7 +383,10 @@ async fn replicas_behind_nginx_keep_sessions_and_fail_a_lost_ones_clearly() {
         .await;
         if *home == lost {
             assert!(
-                (status == 503 && r["retryable"] == true) || status == 404,
+                (status == 503
+                    && r["error"]["code"] == "replica_lost"
+                    && r["error"]["retryable"] == true)
+                    || status == 404,
                 "a lost session's call: {status} {r}"
             );
         } else {
