@@ -52,6 +52,7 @@ use serde::Deserialize;
 use wasmtime::{Caller, Linker};
 
 use super::GuestState;
+use super::guest_mem::Unreadable;
 use super::linux_files;
 use super::net::{GuestNetwork, HttpRefusal, HttpRequest, HttpResponse};
 use super::procs::{GuestProcesses, ProcessAnswer, ProcessRequest};
@@ -219,23 +220,15 @@ fn read_guest(
     len: i32,
     cap: usize,
 ) -> Result<Vec<u8>, HttpRefusal> {
-    let fault = || HttpRefusal::BadRequest("the request is not in the guest's memory".into());
-    let (Ok(at), Ok(len)) = (usize::try_from(ptr), usize::try_from(len)) else {
-        return Err(fault());
-    };
-    if len > cap {
-        return Err(HttpRefusal::TooLarge(format!(
+    super::guest_mem::request_bytes(caller, ptr, len, cap).map_err(|e| match e {
+        Unreadable::TooLarge(len) => HttpRefusal::TooLarge(format!(
             "the request is {len} bytes; the sandbox passes at most {cap} bytes (URL, headers and \
              body) per HTTP request"
-        )));
-    }
-    let memory = caller
-        .get_export("memory")
-        .and_then(|e| e.into_memory())
-        .ok_or_else(fault)?;
-    let mut bytes = vec![0u8; len];
-    memory.read(&*caller, at, &mut bytes).map_err(|_| fault())?;
-    Ok(bytes)
+        )),
+        Unreadable::Fault => {
+            HttpRefusal::BadRequest("the request is not in the guest's memory".into())
+        }
+    })
 }
 
 fn no_network() -> HttpRefusal {

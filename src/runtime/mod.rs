@@ -17,6 +17,7 @@ mod driver;
 mod engine;
 pub mod executor;
 mod gemm;
+mod guest_mem;
 mod invocation;
 mod io;
 mod limits;

@@ -78,16 +78,7 @@ pub(super) fn serve(
 }
 
 fn read(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<Vec<u8>> {
-    let (Ok(at), Ok(len)) = (usize::try_from(ptr), usize::try_from(len)) else {
-        return None;
-    };
-    if len > MAX_BYTES {
-        return None;
-    }
-    let memory = caller.get_export("memory")?.into_memory()?;
-    let mut bytes = vec![0u8; len];
-    memory.read(&*caller, at, &mut bytes).ok()?;
-    Some(bytes)
+    super::guest_mem::request_bytes(caller, ptr, len, MAX_BYTES).ok()
 }
 
 /// `STATUS\0SIGNAL`: the status cut to a byte (as `_exit` does), and the signal if any.

@@ -133,14 +133,7 @@ pub(super) async fn serve(
 }
 
 fn read(caller: &mut Caller<'_, GuestState>, ptr: i32, len: i32) -> Option<Vec<u8>> {
-    let (at, len) = (usize::try_from(ptr).ok()?, usize::try_from(len).ok()?);
-    if len > MAX_BYTES {
-        return None;
-    }
-    let memory = caller.get_export("memory")?.into_memory()?;
-    let mut bytes = vec![0u8; len];
-    memory.read(&*caller, at, &mut bytes).ok()?;
-    Some(bytes)
+    super::guest_mem::request_bytes(caller, ptr, len, MAX_BYTES).ok()
 }
 
 async fn poll(loopback: Arc<Loopback>, owner: u64, meta: &Meta, deadline: Instant) -> Vec<Vec<u8>> {
